@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"fmt"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -83,7 +84,14 @@ func (dec *Decoder) Decode(data []byte) (Message, error) {
 	if max := lim.MessageSize(); len(data) > max {
 		return nil, &DecodeError{Err: Errorf(CodeInvalidRequest, "message of %d bytes exceeds the limit of %d bytes", len(data), max)}
 	}
-	d := scanner{data: data, maxDepth: lim.Depth(), dec: dec}
+	kp := keysPool.Get().(*[]keySpan)
+	d := scanner{data: data, maxDepth: lim.Depth(), dec: dec, keys: (*kp)[:0]}
+	defer func() {
+		if cap(d.keys) <= 256 {
+			*kp = d.keys[:0]
+			keysPool.Put(kp)
+		}
+	}()
 	d.skipWS()
 	if d.pos == len(data) {
 		return nil, &DecodeError{Err: NewError(CodeParseError, "Parse error: empty message")}
@@ -151,6 +159,12 @@ type scanner struct {
 	err      *DecodeError // fatal: the frame cannot be read
 	invalid  string       // first structural problem, if any
 }
+
+// keysPool recycles the key stacks of scanners.
+var keysPool = sync.Pool{New: func() any {
+	s := make([]keySpan, 0, 2*maxLinearKeys)
+	return &s
+}}
 
 // keySpan locates an object key (without its quotes) in data.
 type keySpan struct {
@@ -369,61 +383,86 @@ func (d *scanner) array(depth int) bool {
 	}
 }
 
-// objectMembers scans an object starting at '{', calling member for each
-// key after its value has been scanned (vs and ve delimit the value).
-func (d *scanner) objectMembers(depth int, member func(k keySpan, vs, ve int)) bool {
+// objIter walks the members of an object being scanned.
+type objIter struct {
+	depth int
+	base  int // index in scanner.keys of the object's first key
+	set   map[string]struct{}
+	done  bool
+}
+
+// objStart begins scanning the object at d.pos ('{').
+func (d *scanner) objStart(depth int) (objIter, bool) {
+	it := objIter{depth: depth, base: len(d.keys)}
 	if depth > d.maxDepth {
-		return d.fatal("nesting deeper than %d levels", d.maxDepth)
+		return it, d.fatal("nesting deeper than %d levels", d.maxDepth)
 	}
 	d.pos++
-	base := len(d.keys)
-	defer func() { d.keys = d.keys[:base] }()
-	var set map[string]struct{}
 	d.skipWS()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
-		return true
+		it.done = true
+	}
+	return it, true
+}
+
+// objNext scans the next member: its key and the span of its value. It
+// returns ok false on a syntax error, and more false after the last member.
+func (d *scanner) objNext(it *objIter) (k keySpan, vs, ve int, more, ok bool) {
+	if it.done {
+		return k, 0, 0, false, true
+	}
+	d.skipWS()
+	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+		return k, 0, 0, false, d.syntax("expected a string key")
+	}
+	if k, ok = d.str(); !ok {
+		return k, 0, 0, false, false
+	}
+	it.set = d.checkDuplicate(it.base, k, it.set)
+	d.skipWS()
+	if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+		return k, 0, 0, false, d.syntax("expected ':'")
+	}
+	d.pos++
+	d.skipWS()
+	vs = d.pos
+	if !d.value(it.depth) {
+		return k, 0, 0, false, false
+	}
+	ve = d.pos
+	d.skipWS()
+	if d.pos >= len(d.data) {
+		return k, 0, 0, false, d.syntax("unterminated object")
+	}
+	switch d.data[d.pos] {
+	case ',':
+		d.pos++
+	case '}':
+		d.pos++
+		it.done = true
+		d.keys = d.keys[:it.base]
+	default:
+		return k, 0, 0, false, d.syntax("expected ',' or '}'")
+	}
+	return k, vs, ve, true, true
+}
+
+func (d *scanner) object(depth int) bool {
+	it, ok := d.objStart(depth)
+	if !ok {
+		return false
 	}
 	for {
-		d.skipWS()
-		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-			return d.syntax("expected a string key")
-		}
-		k, ok := d.str()
+		_, _, _, more, ok := d.objNext(&it)
 		if !ok {
 			return false
 		}
-		set = d.checkDuplicate(base, k, set)
-		d.skipWS()
-		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return d.syntax("expected ':'")
-		}
-		d.pos++
-		d.skipWS()
-		vs := d.pos
-		if !d.value(depth) {
-			return false
-		}
-		if member != nil {
-			member(k, vs, d.pos)
-		}
-		d.skipWS()
-		if d.pos >= len(d.data) {
-			return d.syntax("unterminated object")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
+		if !more {
 			return true
-		default:
-			return d.syntax("expected ',' or '}'")
 		}
 	}
 }
-
-func (d *scanner) object(depth int) bool { return d.objectMembers(depth, nil) }
 
 // checkDuplicate records k as a key of the object whose keys start at base
 // and notes a structural error if it repeats an earlier key.

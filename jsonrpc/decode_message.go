@@ -29,27 +29,36 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 	)
 	outer := d.invalid
 	d.invalid = ""
-	ok := d.objectMembers(depth, func(k keySpan, vs, ve int) {
+	it, ok := d.objStart(depth)
+	for ok {
+		k, vs, ve, more, mok := d.objNext(&it)
+		if !mok {
+			ok = false
+			break
+		}
+		if !more {
+			break
+		}
+		known := false
 		for i, name := range memberNames {
 			if d.keyIs(k, name) {
-				bit := 1 << i
-				if seen&bit == 0 {
+				known = true
+				if bit := 1 << i; seen&bit == 0 {
 					seen |= bit
 					vals[i] = span{vs, ve}
 				}
-				return
+				break
 			}
 		}
-		if unknown == "" {
+		if !known && unknown == "" {
 			unknown = d.keyString(k)
 		}
-	})
+	}
 	inner := d.invalid
 	d.invalid = outer
 	if !ok {
 		return nil, nil
 	}
-	raw := func(i int) []byte { return d.data[vals[i].start:vals[i].end] }
 
 	// Read the id first, so that errors about a request can echo it.
 	var (
@@ -58,7 +67,7 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 		hasNull bool
 	)
 	if seen&memID != 0 {
-		v, err := parseID(raw(3))
+		v, err := parseID(d.data[vals[3].start:vals[3].end])
 		switch {
 		case err != nil:
 			idErr = true
@@ -83,7 +92,7 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 	case seen&memJSONRPC == 0:
 		return fail(`missing "jsonrpc":"2.0"`)
 	}
-	if v := raw(0); string(v) != `"2.0"` {
+	if v := d.data[vals[0].start:vals[0].end]; string(v) != `"2.0"` {
 		if s, ok := unquote(v); !ok || s != "2.0" {
 			return fail(`"jsonrpc" must be "2.0"`)
 		}
@@ -96,7 +105,7 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 		if seen&(memResult|memError) != 0 {
 			return fail("a request cannot carry a result or an error")
 		}
-		m := raw(1)
+		m := d.data[vals[1].start:vals[1].end]
 		if len(m) == 0 || m[0] != '"' {
 			return fail(`"method" must be a string`)
 		}
@@ -105,7 +114,7 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 		}
 		req := &Request{ID: id, Method: d.method(m)}
 		if seen&memParams != 0 {
-			p := raw(2)
+			p := d.data[vals[2].start:vals[2].end]
 			if p[0] != '{' && p[0] != '[' {
 				return fail(`"params" must be an object or an array`)
 			}
@@ -129,10 +138,10 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 		if hasNull {
 			return fail(`a result needs a non-null "id"`)
 		}
-		resp.Result = json.RawMessage(raw(4))
+		resp.Result = json.RawMessage(d.data[vals[4].start:vals[4].end])
 		return resp, nil
 	}
-	e, msg := parseErrorObject(raw(5))
+	e, msg := parseErrorObject(d.data[vals[5].start:vals[5].end])
 	if e == nil {
 		return fail("%s", msg)
 	}
@@ -165,19 +174,24 @@ func parseErrorObject(b []byte) (*Error, string) {
 		hasCode, hasMsg bool
 		bad             string
 	)
-	d.objectMembers(0, func(k keySpan, vs, ve int) {
+	it, _ := d.objStart(1)
+	for {
+		k, vs, ve, more, _ := d.objNext(&it)
+		if !more {
+			break
+		}
 		v := b[vs:ve]
 		switch {
 		case d.keyIs(k, "code"):
 			hasCode = true
 			if !isInteger(v) {
 				bad = `"error.code" must be an integer`
-				return
+				continue
 			}
 			n, ok := parseInt64(v)
 			if !ok {
 				bad = `"error.code" is out of range`
-				return
+				continue
 			}
 			e.Code = Code(n)
 		case d.keyIs(k, "message"):
@@ -185,7 +199,7 @@ func parseErrorObject(b []byte) (*Error, string) {
 			s, ok := unquote(v)
 			if !ok {
 				bad = `"error.message" must be a string`
-				return
+				continue
 			}
 			e.Message = s
 		case d.keyIs(k, "data"):
@@ -195,7 +209,7 @@ func parseErrorObject(b []byte) (*Error, string) {
 				bad = "unknown member " + quoteForMessage(d.keyString(k)) + ` in "error"`
 			}
 		}
-	})
+	}
 	switch {
 	case bad != "":
 		return nil, bad

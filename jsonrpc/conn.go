@@ -1,0 +1,373 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A Writer sends messages to the peer. The engine never calls Write
+// concurrently. The context is the one of the operation that produced
+// the message: for a handler's notifications and calls it answers
+// IncomingID, which lets a transport send them on the right stream.
+type Writer interface {
+	Write(ctx context.Context, m Message) error
+}
+
+// A Stream is a bidirectional message stream: what a transport provides.
+// Read returns io.EOF when the peer has closed the stream, and a
+// *DecodeError for a frame that is not a valid message (the engine
+// answers it and reads on). Close unblocks a pending Read.
+type Stream interface {
+	Writer
+	Read(ctx context.Context) (Message, error)
+	Close() error
+}
+
+// Defaults for Options.
+const (
+	DefaultMaxConcurrency = 64
+	DefaultMaxQueue       = 1024
+	DefaultDrainTimeout   = 5 * time.Second
+)
+
+// Options configure a Conn. A nil *Options, and every zero field, mean the
+// defaults.
+type Options struct {
+	// Handler answers incoming requests. Nil answers every call with
+	// CodeMethodNotFound.
+	Handler Handler
+	// Preempter sees incoming notifications before they are queued.
+	Preempter Preempter
+	// MaxConcurrency bounds the calls handled at once. Default 64.
+	MaxConcurrency int
+	// MaxQueue bounds the messages waiting for a handler; calls beyond it
+	// are answered at once with CodeOverloaded. Default 1024.
+	MaxQueue int
+	// AcceptBatch reports whether a batch may be received now. Nil
+	// accepts batches, as JSON-RPC 2.0 requires; a refused batch is
+	// answered with one CodeInvalidRequest error.
+	AcceptBatch func() bool
+	// Barrier reports whether a request is a lifecycle message: it waits
+	// until every call before it has finished and nothing after it starts
+	// until it has finished.
+	Barrier func(*Request) bool
+	// DrainTimeout is how long Close, or the end of the input, waits for
+	// running handlers before cancelling their contexts. Default 5s.
+	DrainTimeout time.Duration
+	// OnCallAbandoned, if set, is called when an outgoing call's context
+	// ends before its response arrives (MCP then sends
+	// notifications/cancelled).
+	OnCallAbandoned func(id ID, cause error)
+	// Context is the parent of every handler's context, for values; the
+	// connection adds cancellation. Default context.Background().
+	Context context.Context
+	// Logger receives the connection's diagnostics. Default: discarded.
+	Logger *slog.Logger
+}
+
+func (o *Options) or() *Options {
+	if o == nil {
+		return &Options{}
+	}
+	return o
+}
+
+// A Conn is one side of a JSON-RPC connection. Either side may call: a
+// Conn sends calls and notifications to its peer and answers the peer's
+// with its Handler.
+//
+// The concurrency contract is documented in the package overview.
+type Conn struct {
+	w          Writer
+	stream     Stream // nil for a direct conn
+	handler    Handler
+	preempter  Preempter
+	opts       Options
+	log        *slog.Logger
+	base       context.Context // parent of handler contexts
+	cancelBase context.CancelFunc
+	seq        atomic.Int64
+	writeMu    sync.Mutex
+
+	mu    sync.Mutex
+	avail *sync.Cond // signalled when running drops or the conn closes
+	st    state      // guarded by mu
+
+	wg   sync.WaitGroup // every goroutine the conn started
+	done chan struct{}  // closed when the conn has shut down completely
+}
+
+// state is the connection's bookkeeping, changed only with Conn.mu held.
+type state struct {
+	pending     map[ID]chan *Response // outgoing calls awaiting their response
+	active      map[ID]*incoming      // incoming calls not yet answered, queued or running
+	queue       []*incoming           // messages waiting for the dispatcher, in arrival order
+	running     int                   // calls whose handler is running
+	dispatching bool                  // a dispatcher goroutine is live
+	inline      bool                  // the dispatcher is running a notification or a barrier
+	closing     bool                  // no new work is accepted
+	aborted     bool                  // the drain timeout passed: queued work is dropped
+	inputDone   bool                  // no response can arrive any more
+	cause       error                 // why the connection ended
+}
+
+// incoming is a received request on its way through the engine. It is
+// also the context its handler runs with.
+type incoming struct {
+	context.Context
+	conn      *Conn
+	req       *Request
+	cancel    context.CancelFunc
+	batch     *batchReply
+	barrier   bool
+	cancelled bool // the peer cancelled it: send no response (Conn.mu)
+	direct    chan *Response
+}
+
+// Value makes an incoming request's context answer ConnFromContext and
+// IncomingID without allocating separate value contexts.
+func (ic *incoming) Value(key any) any {
+	switch key {
+	case incomingKey:
+		return ic
+	case connKey:
+		return ic.conn
+	}
+	if ic.Context == nil {
+		return nil
+	}
+	return ic.Context.Value(key)
+}
+
+// NewConn starts a connection over s: it reads messages from s until s
+// ends or Close is called.
+func NewConn(s Stream, opts *Options) *Conn {
+	c := newConn(s, opts)
+	c.stream = s
+	c.wg.Add(1)
+	go c.readLoop()
+	return c
+}
+
+// NewDirectConn returns a connection without a read loop: the caller hands
+// it each received message with Serve (requests) and Resolve (responses),
+// and it sends its own messages with w. Transports that receive each
+// message in its own request, like HTTP, use it.
+func NewDirectConn(w Writer, opts *Options) *Conn {
+	return newConn(w, opts)
+}
+
+func newConn(w Writer, opts *Options) *Conn {
+	o := *opts.or()
+	if o.MaxConcurrency <= 0 {
+		o.MaxConcurrency = DefaultMaxConcurrency
+	}
+	if o.MaxQueue <= 0 {
+		o.MaxQueue = DefaultMaxQueue
+	}
+	if o.DrainTimeout <= 0 {
+		o.DrainTimeout = DefaultDrainTimeout
+	}
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	c := &Conn{
+		w:         w,
+		handler:   o.Handler,
+		preempter: o.Preempter,
+		opts:      o,
+		log:       o.Logger,
+		done:      make(chan struct{}),
+	}
+	if c.handler == nil {
+		c.handler = methodNotFound
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	c.base, c.cancelBase = context.WithCancel(context.WithValue(o.Context, connKey, c))
+	c.avail = sync.NewCond(&c.mu)
+	c.st.pending = make(map[ID]chan *Response)
+	c.st.active = make(map[ID]*incoming)
+	return c
+}
+
+// Call sends a call and waits for its response. The result is unmarshaled
+// into result unless result is nil; a *json.RawMessage receives it as is.
+// An error response is returned as an *Error. If ctx ends first, Call
+// returns ctx.Err() and the response, if it comes, is dropped.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := c.CallRaw(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	switch r := result.(type) {
+	case nil:
+		return nil
+	case *json.RawMessage:
+		*r = raw
+		return nil
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("jsonrpc: decoding the result of %s: %w", method, err)
+	}
+	return nil
+}
+
+// CallRaw is Call returning the raw JSON result.
+func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	id := Int64ID(c.seq.Add(1))
+	req, err := NewCall(id, method, params)
+	if err != nil {
+		return nil, fmt.Errorf("jsonrpc: encoding the params of %s: %w", method, err)
+	}
+	ch := make(chan *Response, 1)
+	c.mu.Lock()
+	if c.st.inputDone {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	c.st.pending[id] = ch
+	c.mu.Unlock()
+
+	if err := c.write(ctx, req); err != nil {
+		c.forget(id)
+		return nil, err
+	}
+	select {
+	case resp := <-ch:
+		if resp == nil {
+			return nil, ErrClosed
+		}
+		if resp.Error != nil {
+			return nil, resp.Error
+		}
+		return resp.Result, nil
+	case <-ctx.Done():
+		if c.forget(id) && c.opts.OnCallAbandoned != nil {
+			c.opts.OnCallAbandoned(id, context.Cause(ctx))
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// forget drops a pending call; it reports whether the call was pending.
+func (c *Conn) forget(id ID) bool {
+	c.mu.Lock()
+	_, ok := c.st.pending[id]
+	delete(c.st.pending, id)
+	c.mu.Unlock()
+	return ok
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	req, err := NewNotification(method, params)
+	if err != nil {
+		return fmt.Errorf("jsonrpc: encoding the params of %s: %w", method, err)
+	}
+	if c.isDone() {
+		return ErrClosed
+	}
+	return c.write(ctx, req)
+}
+
+// write sends one message; writes are serialized.
+func (c *Conn) write(ctx context.Context, m Message) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	return c.w.Write(ctx, m)
+}
+
+func (c *Conn) isDone() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Done returns a channel that is closed when the connection has shut down.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Wait blocks until the connection has shut down. It returns nil if the
+// peer closed the stream or Close was called, and the read error otherwise.
+func (c *Conn) Wait() error {
+	<-c.done
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if errors.Is(c.st.cause, ErrClosed) || errors.Is(c.st.cause, io.EOF) {
+		return nil
+	}
+	return c.st.cause
+}
+
+// Close shuts the connection down: it stops taking new requests, waits up
+// to Options.DrainTimeout for running handlers (their responses are still
+// sent), cancels the rest, fails outstanding calls with ErrClosed and
+// closes the stream. It returns once every goroutine of the connection has
+// ended.
+func (c *Conn) Close() error {
+	c.shutdown(ErrClosed)
+	<-c.done
+	return nil
+}
+
+// CancelIncoming cancels the incoming call id, as the peer asked: a queued
+// call is dropped, a running one has its context cancelled, and neither
+// gets a response. It reports whether the call was known.
+func (c *Conn) CancelIncoming(id ID) bool {
+	c.mu.Lock()
+	ic, ok := c.st.active[id]
+	if ok {
+		ic.cancelled = true
+	}
+	c.mu.Unlock()
+	if ok && ic.cancel != nil {
+		ic.cancel()
+	}
+	return ok
+}
+
+// Resolve delivers a response received outside the read loop (see
+// NewDirectConn). It reports whether a call was waiting for it.
+func (c *Conn) Resolve(resp *Response) bool {
+	c.mu.Lock()
+	ch, ok := c.st.pending[resp.ID]
+	delete(c.st.pending, resp.ID)
+	c.mu.Unlock()
+	if ok {
+		ch <- resp
+	} else {
+		c.log.Debug("jsonrpc: response to an unknown call dropped", "id", resp.ID.String())
+	}
+	return ok
+}
+
+// InFlight returns the number of incoming calls not yet answered and of
+// outgoing calls not yet resolved.
+func (c *Conn) InFlight() (incoming, outgoing int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.st.active), len(c.st.pending)
+}
+
+// handle runs the handler for ic, turning a panic into an internal error.
+func (c *Conn) handle(ic *incoming) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("jsonrpc: handler panicked", "method", ic.req.Method, "panic", r, "stack", string(debug.Stack()))
+			err = Errorf(CodeInternalError, "Internal error: the handler for %s failed", quoteForMessage(ic.req.Method))
+		}
+	}()
+	return c.handler.Handle(ic, ic.req)
+}

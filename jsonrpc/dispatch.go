@@ -1,0 +1,414 @@
+package jsonrpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+)
+
+// readLoop reads messages until the stream ends.
+func (c *Conn) readLoop() {
+	defer c.wg.Done()
+	for {
+		msg, err := c.stream.Read(c.base)
+		if err != nil {
+			var de *DecodeError
+			if errors.As(err, &de) {
+				c.log.Debug("jsonrpc: invalid message", "error", de.Err.Message)
+				c.send(de.Response())
+				continue
+			}
+			c.readerGone(err)
+			return
+		}
+		c.receive(msg)
+	}
+}
+
+// readerGone records the end of the input: no response can arrive any
+// more, so outstanding calls fail now, and the connection drains.
+func (c *Conn) readerGone(err error) {
+	c.mu.Lock()
+	pending := c.st.pending
+	c.st.pending = make(map[ID]chan *Response)
+	c.st.inputDone = true
+	c.mu.Unlock()
+	for _, ch := range pending {
+		ch <- nil
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, ErrClosed) {
+		err = io.EOF
+	}
+	c.shutdown(err)
+}
+
+// receive routes one message read from the stream.
+func (c *Conn) receive(msg Message) {
+	switch m := msg.(type) {
+	case *Response:
+		c.Resolve(m)
+	case *Request:
+		c.receiveRequest(m, nil)
+	case *Batch:
+		c.receiveBatch(m)
+	}
+}
+
+func (c *Conn) isBarrier(req *Request) bool {
+	return c.opts.Barrier != nil && c.opts.Barrier(req)
+}
+
+// receiveRequest takes an incoming call or notification: it is preempted,
+// started at once, queued, or refused.
+func (c *Conn) receiveRequest(req *Request, batch *batchReply) {
+	ic := &incoming{conn: c, req: req, batch: batch, barrier: c.isBarrier(req)}
+	if !req.IsCall() {
+		if c.preempter != nil && c.preempter.Preempt(c.base, req) {
+			return
+		}
+		c.mu.Lock()
+		for len(c.st.queue) >= c.opts.MaxQueue && !c.st.closing {
+			c.avail.Wait() // backpressure: notifications are never dropped
+		}
+		if c.st.closing {
+			c.mu.Unlock()
+			c.log.Debug("jsonrpc: notification dropped: closing", "method", req.Method)
+			return
+		}
+		c.enqueueLocked(ic)
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Lock()
+	var refuse *Error
+	switch {
+	case c.st.closing:
+		refuse = NewError(CodeConnectionClosed, "Connection closing")
+	case c.st.active[req.ID] != nil:
+		refuse = Errorf(CodeInvalidRequest, "Invalid Request: id %s is already in use", req.ID)
+	case len(c.st.queue) >= c.opts.MaxQueue:
+		refuse = Errorf(CodeOverloaded, "Too many requests: %d are already waiting", len(c.st.queue))
+	}
+	if refuse != nil {
+		c.mu.Unlock()
+		c.complete(ic, &Response{ID: req.ID, Error: refuse})
+		return
+	}
+	c.st.active[req.ID] = ic
+	if !ic.barrier && len(c.st.queue) == 0 && !c.st.inline && c.st.running < c.opts.MaxConcurrency {
+		c.st.running++
+		c.startLocked(ic)
+	} else {
+		c.enqueueLocked(ic)
+	}
+	c.mu.Unlock()
+}
+
+// startLocked runs a call's handler in its own goroutine.
+func (c *Conn) startLocked(ic *incoming) {
+	ic.Context, ic.cancel = context.WithCancel(c.base)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		res, err := c.handle(ic)
+		c.finishCall(ic, res, err)
+	}()
+}
+
+// finishCall records the end of a call's handler and answers it, unless
+// the peer cancelled it.
+func (c *Conn) finishCall(ic *incoming, res any, err error) {
+	ic.cancel()
+	c.mu.Lock()
+	delete(c.st.active, ic.req.ID)
+	c.st.running--
+	cancelled := ic.cancelled
+	c.avail.Broadcast()
+	c.mu.Unlock()
+	var resp *Response
+	if !cancelled {
+		resp = c.response(ic.req.ID, res, err)
+	}
+	c.complete(ic, resp)
+}
+
+// response builds the response to a call from its handler's outcome.
+func (c *Conn) response(id ID, res any, err error) *Response {
+	resp, merr := NewResponse(id, res, err)
+	if merr != nil {
+		c.log.Error("jsonrpc: result cannot be encoded", "id", id.String(), "error", merr)
+		resp = &Response{ID: id, Error: Errorf(CodeInternalError, "Internal error: the result cannot be encoded: %v", merr)}
+	}
+	return resp
+}
+
+// complete delivers a call's response (nil when there is none) to where it
+// goes: the caller of Serve, the batch it belongs to, or the stream.
+func (c *Conn) complete(ic *incoming, resp *Response) {
+	switch {
+	case ic.direct != nil:
+		ic.direct <- resp
+	case ic.batch != nil:
+		ic.batch.add(c, resp)
+	case resp != nil:
+		c.send(resp)
+	}
+}
+
+// send writes a message produced by the engine itself.
+func (c *Conn) send(m Message) {
+	if err := c.write(context.WithoutCancel(c.base), m); err != nil {
+		c.log.Debug("jsonrpc: write failed", "error", err)
+	}
+}
+
+// enqueueLocked appends ic to the ordered queue and makes sure a
+// dispatcher is running. Dispatchers exist only while there is work, so an
+// idle connection holds no goroutine for them.
+func (c *Conn) enqueueLocked(ic *incoming) {
+	c.st.queue = append(c.st.queue, ic)
+	if !c.st.dispatching {
+		c.st.dispatching = true
+		c.wg.Add(1)
+		go c.dispatch()
+	}
+}
+
+// dispatch takes queued messages in arrival order. Calls are started as
+// capacity allows; notifications and barriers run here, one at a time.
+func (c *Conn) dispatch() {
+	defer c.wg.Done()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.st.queue) > 0 {
+		ic := c.st.queue[0]
+		if !ic.cancelled && !c.st.aborted {
+			switch {
+			case ic.barrier:
+				for c.st.running > 0 && !c.st.aborted {
+					c.avail.Wait()
+				}
+			case ic.req.IsCall():
+				for c.st.running >= c.opts.MaxConcurrency && !c.st.aborted {
+					c.avail.Wait()
+				}
+			}
+		}
+		c.st.queue[0] = nil
+		c.st.queue = c.st.queue[1:]
+		if len(c.st.queue) == 0 {
+			c.st.queue = nil
+		}
+		c.avail.Broadcast() // room in the queue
+		if ic.cancelled || c.st.aborted {
+			if ic.req.IsCall() {
+				delete(c.st.active, ic.req.ID)
+				if !ic.cancelled {
+					c.mu.Unlock()
+					c.complete(ic, &Response{ID: ic.req.ID, Error: NewError(CodeConnectionClosed, "Connection closed")})
+					c.mu.Lock()
+				}
+			}
+			continue
+		}
+		c.st.running++
+		if ic.req.IsCall() && !ic.barrier {
+			c.startLocked(ic)
+			continue
+		}
+		c.st.inline = true
+		c.mu.Unlock()
+		if ic.req.IsCall() {
+			ic.Context, ic.cancel = context.WithCancel(c.base)
+			res, err := c.handle(ic)
+			c.finishCall(ic, res, err)
+		} else {
+			ic.Context = c.base
+			if _, err := c.handle(ic); err != nil {
+				c.log.Debug("jsonrpc: notification handler failed", "method", ic.req.Method, "error", err)
+			}
+			c.mu.Lock()
+			c.st.running--
+			c.avail.Broadcast()
+			c.mu.Unlock()
+		}
+		c.mu.Lock()
+		c.st.inline = false
+	}
+	c.st.dispatching = false
+	c.avail.Broadcast()
+}
+
+// Serve handles one request received outside the read loop (see
+// NewDirectConn), in the caller's goroutine, and returns the response to
+// send: nil for a notification or for a call that the peer cancelled.
+// ctx is the parent of the handler's context. Calls beyond MaxConcurrency
+// are refused with CodeOverloaded; there is no queue and no ordering
+// between concurrent Serve calls.
+func (c *Conn) Serve(ctx context.Context, req *Request) *Response {
+	ic := &incoming{conn: c, req: req}
+	if !req.IsCall() {
+		if c.preempter != nil && c.preempter.Preempt(ctx, req) {
+			return nil
+		}
+	}
+	c.mu.Lock()
+	var refuse *Error
+	switch {
+	case c.st.closing:
+		refuse = NewError(CodeConnectionClosed, "Connection closing")
+	case !req.IsCall():
+	case c.st.active[req.ID] != nil:
+		refuse = Errorf(CodeInvalidRequest, "Invalid Request: id %s is already in use", req.ID)
+	case c.st.running >= c.opts.MaxConcurrency:
+		refuse = Errorf(CodeOverloaded, "Too many requests: %d are already running", c.st.running)
+	}
+	if refuse != nil {
+		c.mu.Unlock()
+		if !req.IsCall() {
+			return nil
+		}
+		return &Response{ID: req.ID, Error: refuse}
+	}
+	c.st.running++
+	if !req.IsCall() {
+		c.mu.Unlock()
+		ic.Context = ctx
+		if _, err := c.handle(ic); err != nil {
+			c.log.Debug("jsonrpc: notification handler failed", "method", req.Method, "error", err)
+		}
+		c.mu.Lock()
+		c.st.running--
+		c.avail.Broadcast()
+		c.mu.Unlock()
+		return nil
+	}
+	ic.Context, ic.cancel = context.WithCancel(ctx)
+	c.st.active[req.ID] = ic
+	c.mu.Unlock()
+	ic.direct = make(chan *Response, 1)
+	res, err := c.handle(ic)
+	c.finishCall(ic, res, err)
+	return <-ic.direct
+}
+
+// batchReply gathers the responses to the calls of one incoming batch and
+// sends them together when the last call is answered.
+type batchReply struct {
+	mu      sync.Mutex
+	waiting int
+	resps   []Message
+}
+
+func (b *batchReply) add(c *Conn, resp *Response) {
+	b.mu.Lock()
+	if resp != nil {
+		b.resps = append(b.resps, resp)
+	}
+	b.waiting--
+	var out []Message
+	if b.waiting == 0 {
+		out = b.resps
+	}
+	b.mu.Unlock()
+	if len(out) > 0 {
+		c.send(&Batch{Messages: out})
+	}
+}
+
+// receiveBatch takes an incoming batch: it is refused as a whole when
+// batches are not accepted; otherwise each member is handled as if it had
+// come alone, and the responses go back in one array.
+func (c *Conn) receiveBatch(b *Batch) {
+	if c.opts.AcceptBatch != nil && !c.opts.AcceptBatch() {
+		c.send(&Response{Error: NewError(CodeInvalidRequest, "Invalid Request: batches are not accepted in this protocol version")})
+		return
+	}
+	br := &batchReply{}
+	for _, r := range b.Invalid {
+		br.resps = append(br.resps, r)
+	}
+	for _, m := range b.Messages {
+		if r, ok := m.(*Request); ok && r.IsCall() {
+			br.waiting++
+		}
+	}
+	br.waiting++ // held until every member has been taken
+	for _, m := range b.Messages {
+		switch m := m.(type) {
+		case *Response:
+			c.Resolve(m)
+		case *Request:
+			if m.IsCall() {
+				c.receiveRequest(m, br)
+			} else {
+				c.receiveRequest(m, nil)
+			}
+		}
+	}
+	br.add(c, nil)
+}
+
+// shutdown starts closing the connection once; cause says why.
+func (c *Conn) shutdown(cause error) {
+	c.mu.Lock()
+	if c.st.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.st.closing = true
+	c.st.cause = cause
+	c.avail.Broadcast()
+	c.mu.Unlock()
+	go c.drain()
+}
+
+// drain finishes the work in hand within the drain timeout, then cancels
+// what is left, stops the reader and releases everything.
+func (c *Conn) drain() {
+	timer := time.AfterFunc(c.opts.DrainTimeout, func() {
+		c.mu.Lock()
+		c.st.aborted = true
+		c.avail.Broadcast()
+		c.mu.Unlock()
+	})
+	c.mu.Lock()
+	for (len(c.st.active) > 0 || len(c.st.queue) > 0 || c.st.running > 0) && !c.st.aborted {
+		c.avail.Wait()
+	}
+	var cancels []context.CancelFunc
+	for _, ic := range c.st.active {
+		if ic.cancel != nil {
+			cancels = append(cancels, ic.cancel)
+		}
+	}
+	c.mu.Unlock()
+	timer.Stop()
+	for _, cancel := range cancels {
+		cancel()
+	}
+	c.cancelBase()
+	if c.stream != nil {
+		if err := c.stream.Close(); err != nil {
+			c.log.Debug("jsonrpc: closing the stream", "error", err)
+		}
+	}
+	c.mu.Lock()
+	pending := c.st.pending
+	c.st.pending = make(map[ID]chan *Response)
+	c.st.inputDone = true
+	c.mu.Unlock()
+	for _, ch := range pending {
+		ch <- nil
+	}
+	finished := make(chan struct{})
+	go func() { c.wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(c.opts.DrainTimeout):
+		c.log.Error("jsonrpc: handlers did not return after their context was cancelled; closing anyway")
+	}
+	close(c.done)
+}

@@ -1,0 +1,99 @@
+// Package jsonrpc implements JSON-RPC 2.0 (https://www.jsonrpc.org/specification)
+// completely: requests, notifications, responses, error objects, batches,
+// and a symmetric connection on which either side may call the other.
+//
+// It is the engine under mcpwire's MCP server and client, but it knows
+// nothing of MCP and can serve any JSON-RPC 2.0 protocol.
+//
+// # Messages
+//
+// A Message is a *Request, a *Response or a *Batch; no other type
+// implements it. A Request with the zero ID is a notification. An ID is a
+// string or an integer of any size (StringID, Int64ID); IDs are comparable
+// values and round-trip exactly.
+//
+// Decode turns one frame into a Message, strictly and within bounds:
+//
+//   - member names are case-sensitive, and unknown or duplicate members
+//     are rejected; duplicate keys are rejected at every depth;
+//   - "jsonrpc" must be "2.0"; "method" a string; "params" an object or an
+//     array; "id" a string or an integer (null is refused in requests);
+//   - text must be valid JSON in valid UTF-8;
+//   - the frame size, nesting depth and batch size are limited (Limits).
+//
+// A frame that breaks a rule yields a *DecodeError carrying the code the
+// specification assigns (CodeParseError or CodeInvalidRequest) and, when it
+// could be read, the request's id. A Conn answers such frames and goes on
+// reading: one bad message never ends a connection.
+//
+// Encode writes a message on one line, as newline-delimited transports
+// need.
+//
+// # Connections
+//
+// NewConn runs a connection over a Stream (what a transport provides).
+// Its Handler answers incoming requests by returning (result, error); the
+// engine writes the response, so a handler cannot forget to reply:
+//
+//	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+//		switch req.Method {
+//		case "add":
+//			var args [2]int
+//			if err := json.Unmarshal(req.Params, &args); err != nil {
+//				return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "want [a, b]: %v", err)
+//			}
+//			return args[0] + args[1], nil
+//		}
+//		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "")
+//	})
+//	conn := jsonrpc.NewConn(stream, &jsonrpc.Options{Handler: h})
+//	defer conn.Close()
+//	var sum int
+//	err := conn.Call(ctx, "add", []int{1, 2}, &sum) // the peer may call us, too
+//
+// Returning an *Error chooses the error code; any other error is sent as
+// CodeInternalError with the error's text (see ErrorCode). Code 0 is never
+// sent. A handler that panics fails its own request with CodeInternalError
+// and nothing else.
+//
+// NewDirectConn is the same engine for transports that receive each
+// message separately, such as HTTP: the transport hands requests to Serve
+// and responses to Resolve, and the engine keeps track of cancellation,
+// concurrency and outgoing calls.
+//
+// # Concurrency
+//
+// The engine enforces one contract, in one place:
+//
+//   - Notifications are handled one at a time, in arrival order, and a
+//     message that arrives after a notification is not handled before that
+//     notification's handler has returned.
+//   - Calls run concurrently, up to Options.MaxConcurrency at once; further
+//     messages wait in an ordered queue of at most Options.MaxQueue, and
+//     calls beyond that are refused at once with CodeOverloaded.
+//   - Lifecycle messages (Options.Barrier) are barriers: a barrier starts
+//     when every call before it has finished, and nothing after it starts
+//     until it has finished.
+//   - Out-of-band notifications, such as cancellation and progress, go to
+//     the Preempter on the read path and never wait behind the queue.
+//     CancelIncoming drops a queued call or cancels a running one; a
+//     cancelled call gets no response.
+//   - Writes are serialized: the engine never calls Writer.Write
+//     concurrently.
+//   - Every goroutine has an owner: the connection starts the reader, the
+//     dispatcher (only while there is queued work, so an idle connection
+//     costs no goroutine for it) and one goroutine per running call, and
+//     Close waits for all of them.
+//   - Close drains: it stops taking new requests, lets running handlers
+//     finish and send their responses for up to Options.DrainTimeout, then
+//     cancels what remains. The end of the input (the peer closing its
+//     side) drains the same way.
+//
+// # Batches
+//
+// A batch is answered with one array holding a response for each call in
+// it, in any order, and nothing at all when it holds only notifications;
+// an empty batch, or a frame that is not JSON, is answered with a single
+// error object, as the specification demands. Protocols that forbid
+// batches (MCP after revision 2025-03-26) set Options.AcceptBatch.
+package jsonrpc

@@ -1,0 +1,383 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+)
+
+// Reserved _meta keys. Keys under the io.modelcontextprotocol/ prefix (and
+// any prefix whose second label is modelcontextprotocol or mcp) belong to
+// the specification; see IsReservedMetaKey.
+const (
+	// MetaKeyProgressToken opts a request into notifications/progress.
+	MetaKeyProgressToken = "progressToken"
+	// MetaKeyProtocolVersion carries the revision of a modern request
+	// (required from 2026-07-28 on).
+	MetaKeyProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+	// MetaKeyClientCapabilities carries the client capabilities that apply
+	// to one modern request (required from 2026-07-28 on).
+	MetaKeyClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	// MetaKeyClientInfo carries the client's Implementation on a modern
+	// request (SHOULD; for display only).
+	MetaKeyClientInfo = "io.modelcontextprotocol/clientInfo"
+	// MetaKeyLogLevel opts a modern request into notifications/message at
+	// this level and above (deprecated with logging in 2026-07-28).
+	MetaKeyLogLevel = "io.modelcontextprotocol/logLevel"
+	// MetaKeyServerInfo carries the server's Implementation on every modern
+	// result (SHOULD).
+	MetaKeyServerInfo = "io.modelcontextprotocol/serverInfo"
+	// MetaKeySubscriptionID tags every message of a subscriptions/listen
+	// stream with the JSON-RPC id of the listen request.
+	MetaKeySubscriptionID = "io.modelcontextprotocol/subscriptionId"
+	// MetaKeyRelatedTask associates a message with a task (2025-11-25 core
+	// tasks); its value is a RelatedTaskMetadata.
+	MetaKeyRelatedTask = "io.modelcontextprotocol/related-task"
+	// MetaKeyModelImmediateResponse lets a server give the model a text to
+	// use while a task runs (2025-11-25 core tasks, CreateTaskResult._meta).
+	MetaKeyModelImmediateResponse = "io.modelcontextprotocol/model-immediate-response"
+	// MetaKeyTraceParent, MetaKeyTraceState and MetaKeyBaggage carry W3C
+	// trace context (reserved in 2026-07-28).
+	MetaKeyTraceParent = "traceparent"
+	MetaKeyTraceState  = "tracestate"
+	MetaKeyBaggage     = "baggage"
+
+	// MetaPrefix is the prefix of the keys the specification defines.
+	MetaPrefix = "io.modelcontextprotocol/"
+)
+
+// Meta is a general _meta object, as found on results, notifications and
+// descriptive types (Tool, Resource, content blocks). Values are decoded
+// by encoding/json (numbers as float64); for a typed view of one entry use
+// Decode. Requests use the typed RequestMeta instead.
+type Meta map[string]any
+
+// Decode decodes the entry key into v and reports whether it was present.
+func (m Meta) Decode(key string, v any) (bool, error) {
+	x, ok := m[key]
+	if !ok {
+		return false, nil
+	}
+	var b []byte
+	switch x := x.(type) {
+	case json.RawMessage:
+		b = x
+	default:
+		var err error
+		if b, err = json.Marshal(x); err != nil {
+			return true, err
+		}
+	}
+	return true, json.Unmarshal(b, v)
+}
+
+// A ProgressToken associates progress notifications with a request. Like a
+// request id it is a string or an integer, and it round-trips with its JSON
+// type: a token received as 7 is echoed as 7, never "7". The zero token
+// means "none". Build one with jsonrpc.StringID or jsonrpc.Int64ID, or use
+// the id of the request itself.
+type ProgressToken = jsonrpc.ID
+
+// RequestMeta is the _meta of request params, typed for the hot path: the
+// keys every modern request carries are fields, all other keys are kept
+// verbatim in Other. The zero RequestMeta is omitted from params (the
+// params types tag it omitzero).
+//
+// Decoding treats a null value of a typed key as absent; a typed key of the
+// wrong JSON type is an error (which servers answer with -32602).
+type RequestMeta struct {
+	// ProgressToken is "progressToken"; the zero token when absent.
+	ProgressToken ProgressToken
+	// ProtocolVersion is "io.modelcontextprotocol/protocolVersion". Its
+	// presence marks a modern request.
+	ProtocolVersion Version
+	// ClientCapabilities is "io.modelcontextprotocol/clientCapabilities";
+	// nil when absent, &ClientCapabilities{} for {}.
+	ClientCapabilities *ClientCapabilities
+	// ClientInfo is "io.modelcontextprotocol/clientInfo".
+	ClientInfo *Implementation
+	// LogLevel is "io.modelcontextprotocol/logLevel"; "" when absent, in
+	// which case a modern server sends no notifications/message for the
+	// request.
+	LogLevel LoggingLevel
+	// Other holds every other key with its value as received (or to be
+	// sent), for example traceparent or io.modelcontextprotocol/related-task.
+	// Keys that duplicate a set typed field are not written.
+	Other map[string]json.RawMessage
+}
+
+// IsZero reports whether m has no entries.
+func (m RequestMeta) IsZero() bool {
+	return !m.ProgressToken.IsValid() && m.ProtocolVersion == "" &&
+		m.ClientCapabilities == nil && m.ClientInfo == nil &&
+		m.LogLevel == "" && len(m.Other) == 0
+}
+
+// IsModern reports whether the request carrying m belongs to the modern
+// era, that is, whether it names its protocol version in _meta.
+func (m *RequestMeta) IsModern() bool { return m.ProtocolVersion != "" }
+
+// SetOther marshals v and stores it in Other under key.
+func (m *RequestMeta) SetOther(key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if m.Other == nil {
+		m.Other = make(map[string]json.RawMessage)
+	}
+	m.Other[key] = b
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler. Typed keys come first, then the
+// other keys in sorted order, so the encoding is deterministic.
+func (m RequestMeta) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 128)
+	b = append(b, '{')
+	n := 0
+	member := func(key string) {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = appendQuoted(b, key)
+		b = append(b, ':')
+	}
+	if m.ProgressToken.IsValid() {
+		member(MetaKeyProgressToken)
+		b = m.ProgressToken.AppendJSON(b)
+	}
+	if m.ProtocolVersion != "" {
+		member(MetaKeyProtocolVersion)
+		b = appendQuoted(b, string(m.ProtocolVersion))
+	}
+	if m.ClientInfo != nil {
+		v, err := json.Marshal(m.ClientInfo)
+		if err != nil {
+			return nil, err
+		}
+		member(MetaKeyClientInfo)
+		b = append(b, v...)
+	}
+	if m.ClientCapabilities != nil {
+		v, err := json.Marshal(m.ClientCapabilities)
+		if err != nil {
+			return nil, err
+		}
+		member(MetaKeyClientCapabilities)
+		b = append(b, v...)
+	}
+	if m.LogLevel != "" {
+		member(MetaKeyLogLevel)
+		b = appendQuoted(b, string(m.LogLevel))
+	}
+	if len(m.Other) > 0 {
+		keys := make([]string, 0, len(m.Other))
+		for k := range m.Other {
+			if !m.typedKeySet(k) {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			v := m.Other[k]
+			if len(v) == 0 {
+				v = json.RawMessage("null")
+			}
+			member(k)
+			b = append(b, v...)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// typedKeySet reports whether key is a typed key whose field is set.
+func (m *RequestMeta) typedKeySet(key string) bool {
+	switch key {
+	case MetaKeyProgressToken:
+		return m.ProgressToken.IsValid()
+	case MetaKeyProtocolVersion:
+		return m.ProtocolVersion != ""
+	case MetaKeyClientInfo:
+		return m.ClientInfo != nil
+	case MetaKeyClientCapabilities:
+		return m.ClientCapabilities != nil
+	case MetaKeyLogLevel:
+		return m.LogLevel != ""
+	}
+	return false
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (m *RequestMeta) UnmarshalJSON(data []byte) error {
+	*m = RequestMeta{}
+	return eachMember(data, func(key []byte, escaped bool, v []byte) (bool, error) {
+		k, err := keyString(key, escaped)
+		if err != nil {
+			return true, err
+		}
+		if isNull(v) && isTypedMetaKey(k) {
+			return false, nil
+		}
+		switch k {
+		case MetaKeyProgressToken:
+			if err := m.ProgressToken.UnmarshalJSON(v); err != nil {
+				return true, fieldError("_meta", k, "a string or an integer")
+			}
+		case MetaKeyProtocolVersion:
+			s, ok := rawString(v)
+			if !ok {
+				return true, fieldError("_meta", k, "a string")
+			}
+			m.ProtocolVersion = internVersion(s)
+		case MetaKeyClientCapabilities:
+			c := new(ClientCapabilities)
+			if err := json.Unmarshal(v, c); err != nil {
+				return true, fmt.Errorf("mcp: _meta[%q]: %w", k, err)
+			}
+			m.ClientCapabilities = c
+		case MetaKeyClientInfo:
+			c := new(Implementation)
+			if err := json.Unmarshal(v, c); err != nil {
+				return true, fmt.Errorf("mcp: _meta[%q]: %w", k, err)
+			}
+			m.ClientInfo = c
+		case MetaKeyLogLevel:
+			s, ok := rawString(v)
+			if !ok {
+				return true, fieldError("_meta", k, "a string")
+			}
+			m.LogLevel = internLevel(s)
+		default:
+			if m.Other == nil {
+				m.Other = make(map[string]json.RawMessage, 2)
+			}
+			m.Other[k] = append(json.RawMessage(nil), v...)
+		}
+		return false, nil
+	})
+}
+
+func isTypedMetaKey(k string) bool {
+	switch k {
+	case MetaKeyProgressToken, MetaKeyProtocolVersion, MetaKeyClientCapabilities,
+		MetaKeyClientInfo, MetaKeyLogLevel:
+		return true
+	}
+	return false
+}
+
+// internVersion returns the constant for a known version, so that decoding
+// one does not allocate.
+func internVersion(s string) Version {
+	for _, v := range supported {
+		if string(v) == s {
+			return v
+		}
+	}
+	return Version(s)
+}
+
+// DecodeRequestMeta decodes only the _meta member of encoded request
+// params, so that an engine can classify a request (modern when it names a
+// protocol version) and check its capabilities before decoding the rest.
+// Params without _meta, and absent params (nil or null), yield the zero
+// RequestMeta.
+func DecodeRequestMeta(params []byte) (RequestMeta, error) {
+	var m RequestMeta
+	if len(params) == 0 {
+		return m, nil
+	}
+	raw, found, err := findMember(params, "_meta")
+	if err != nil || !found {
+		return m, err
+	}
+	err = m.UnmarshalJSON(raw)
+	return m, err
+}
+
+// RelatedTaskMetadata is the value of _meta["io.modelcontextprotocol/related-task"]
+// (2025-11-25 core tasks): it ties a message to a task.
+type RelatedTaskMetadata struct {
+	TaskID string `json:"taskId"`
+}
+
+// ValidateMetaKey checks the syntax of a _meta key: an optional prefix of
+// dot-separated labels followed by '/', then a name. Labels start with a
+// letter, end with a letter or digit, and contain letters, digits and
+// hyphens. A non-empty name starts and ends with a letter or digit and
+// contains letters, digits, '-', '_' and '.'.
+func ValidateMetaKey(key string) error {
+	prefix, name, hasPrefix := strings.Cut(key, "/")
+	if !hasPrefix {
+		prefix, name = "", key
+	} else {
+		if prefix == "" {
+			return fmt.Errorf("mcp: _meta key %q: empty prefix", key)
+		}
+		for label := range strings.SplitSeq(prefix, ".") {
+			if !validLabel(label) {
+				return fmt.Errorf("mcp: _meta key %q: invalid prefix label %q", key, label)
+			}
+		}
+	}
+	if !validMetaName(name) {
+		return fmt.Errorf("mcp: _meta key %q: invalid name %q", key, name)
+	}
+	return nil
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isAlnum(c byte) bool  { return isLetter(c) || isDigit(c) }
+
+func validLabel(l string) bool {
+	if l == "" || !isLetter(l[0]) || !isAlnum(l[len(l)-1]) {
+		return false
+	}
+	for i := 1; i < len(l)-1; i++ {
+		if !isAlnum(l[i]) && l[i] != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func validMetaName(n string) bool {
+	if n == "" {
+		return true
+	}
+	if !isAlnum(n[0]) || !isAlnum(n[len(n)-1]) {
+		return false
+	}
+	for i := 1; i < len(n)-1; i++ {
+		switch c := n[i]; {
+		case isAlnum(c), c == '-', c == '_', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// IsReservedMetaKey reports whether key belongs to the specification: a
+// prefixed key whose prefix has modelcontextprotocol or mcp as its second
+// label (io.modelcontextprotocol/, dev.mcp/, ...), or one of the reserved
+// unprefixed keys (progressToken, traceparent, tracestate, baggage).
+// Implementations must not define keys of their own there.
+func IsReservedMetaKey(key string) bool {
+	prefix, _, ok := strings.Cut(key, "/")
+	if !ok {
+		switch key {
+		case MetaKeyProgressToken, MetaKeyTraceParent, MetaKeyTraceState, MetaKeyBaggage:
+			return true
+		}
+		return false
+	}
+	labels := strings.Split(prefix, ".")
+	return len(labels) >= 2 && (labels[1] == "modelcontextprotocol" || labels[1] == "mcp")
+}
