@@ -130,8 +130,10 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 		return fail("a response cannot carry both a result and an error")
 	case seen&memParams != 0:
 		return fail(`a response cannot carry "params"`)
-	case seen&memID == 0:
-		return fail(`a response needs an "id"`)
+	case seen&memID == 0 && seen&memResult != 0:
+		// An error without an id is tolerated: MCP's schema allows it
+		// where JSON-RPC writes null.
+		return fail(`a result needs an "id"`)
 	}
 	resp := &Response{ID: id}
 	if seen&memResult != 0 {

@@ -213,9 +213,23 @@ func TestEncode(t *testing.T) {
 			t.Errorf("Encode = %s\nwant     %s", b, tc.want)
 		}
 	}
+	b, _ := Encoder{OmitNullID: true}.Append(nil, &Response{Error: NewError(CodeParseError, "")})
+	if want := `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`; string(b) != want {
+		t.Errorf("OmitNullID: %s, want %s", b, want)
+	}
 	for _, bad := range []Message{nil, &Request{}, &Response{ID: Int64ID(1)}, &Batch{}} {
 		if _, err := Encode(bad); err == nil {
 			t.Errorf("Encode(%#v) succeeded", bad)
 		}
+	}
+}
+
+func TestDecodeErrorWithoutID(t *testing.T) {
+	m, err := Decode([]byte(`{"jsonrpc":"2.0","error":{"code":-32700,"message":"x"}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := m.(*Response); r.ID.IsValid() || r.Error.Code != CodeParseError {
+		t.Errorf("got %+v", r)
 	}
 }

@@ -18,11 +18,25 @@ func Encode(m Message) ([]byte, error) {
 // between tokens are removed. A nil message, a call without a method or a
 // response with neither result nor error is an error.
 func AppendMessage(b []byte, m Message) ([]byte, error) {
+	return Encoder{}.Append(b, m)
+}
+
+// An Encoder encodes messages with options. The zero Encoder follows
+// JSON-RPC 2.0 to the letter.
+type Encoder struct {
+	// OmitNullID leaves "id" out of an error response whose id is
+	// unknown, as MCP's schema requires, instead of writing "id":null as
+	// JSON-RPC 2.0 does.
+	OmitNullID bool
+}
+
+// Append appends the one-line JSON encoding of m to b; see AppendMessage.
+func (e Encoder) Append(b []byte, m Message) ([]byte, error) {
 	switch m := m.(type) {
 	case *Request:
 		return appendRequest(b, m)
 	case *Response:
-		return appendResponse(b, m)
+		return e.appendResponse(b, m)
 	case *Batch:
 		if len(m.Messages)+len(m.Invalid) == 0 {
 			return b, errors.New("jsonrpc: cannot encode an empty batch")
@@ -35,7 +49,7 @@ func AppendMessage(b []byte, m Message) ([]byte, error) {
 				b = append(b, ',')
 			}
 			first = false
-			if b, err = AppendMessage(b, x); err != nil {
+			if b, err = e.Append(b, x); err != nil {
 				return b, err
 			}
 		}
@@ -44,7 +58,7 @@ func AppendMessage(b []byte, m Message) ([]byte, error) {
 				b = append(b, ',')
 			}
 			first = false
-			if b, err = appendResponse(b, x); err != nil {
+			if b, err = e.appendResponse(b, x); err != nil {
 				return b, err
 			}
 		}
@@ -72,12 +86,16 @@ func appendRequest(b []byte, r *Request) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func appendResponse(b []byte, r *Response) ([]byte, error) {
+func (e Encoder) appendResponse(b []byte, r *Response) ([]byte, error) {
 	if r == nil {
 		return b, errors.New("jsonrpc: cannot encode a nil response")
 	}
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = r.ID.AppendJSON(b)
+	if e.OmitNullID && !r.ID.IsValid() && r.Error != nil {
+		b = append(b, `{"jsonrpc":"2.0"`...)
+	} else {
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = r.ID.AppendJSON(b)
+	}
 	if r.Error != nil {
 		b = append(b, `,"error":`...)
 		b = appendError(b, r.Error)
