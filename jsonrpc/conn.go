@@ -71,6 +71,9 @@ type Options struct {
 	Context context.Context
 	// Logger receives the connection's diagnostics. Default: discarded.
 	Logger *slog.Logger
+	// OnClosed, if set, is called once when the connection has shut down
+	// completely, with the same value Wait returns.
+	OnClosed func(err error)
 }
 
 func (o *Options) or() *Options {

@@ -411,4 +411,7 @@ func (c *Conn) drain() {
 		c.log.Error("jsonrpc: handlers did not return after their context was cancelled; closing anyway")
 	}
 	close(c.done)
+	if c.opts.OnClosed != nil {
+		c.opts.OnClosed(c.Wait())
+	}
 }

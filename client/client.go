@@ -1,0 +1,245 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/mcpwire/mcpwire/internal/peer"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
+)
+
+// Options configure a Client. A nil *Options, and every zero field, mean
+// the defaults. Setting a handler declares the matching capability.
+type Options struct {
+	// Sample answers the server's sampling requests (sampling/createMessage
+	// in the legacy era, input requests in the modern era); it declares
+	// the sampling capability.
+	Sample func(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// SampleWithTools declares that Sample accepts tools and toolChoice.
+	SampleWithTools bool
+	// Elicit answers the server's questions to the user; it declares the
+	// elicitation capability (form mode, and URL mode if ElicitURL).
+	Elicit func(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// ElicitURL declares that Elicit handles URL-mode elicitation.
+	ElicitURL bool
+	// Roots answers roots/list; it declares the roots capability.
+	Roots func(ctx context.Context) (*mcp.ListRootsResult, error)
+
+	// OnLog receives the server's log messages (notifications/message).
+	OnLog func(ctx context.Context, params *mcp.LoggingMessageParams)
+	// OnListChanged is told when the server's tools, prompts or resources
+	// changed: method is the notification's name, such as
+	// mcp.NotificationToolListChanged.
+	OnListChanged func(ctx context.Context, method string)
+	// OnResourceUpdated is told when a subscribed resource changed.
+	OnResourceUpdated func(ctx context.Context, uri string)
+	// OnElicitationComplete is told when a URL-mode elicitation finished.
+	OnElicitationComplete func(ctx context.Context, elicitationID string)
+
+	// Version is the protocol revision to speak. Default: the newest
+	// (2026-07-28), falling back to the legacy handshake when the server
+	// does not speak it. A legacy revision skips the probe.
+	Version mcp.Version
+	// ProbeTimeout bounds the wait for the answer to the modern probe
+	// before falling back to the legacy era. Default 5s.
+	ProbeTimeout time.Duration
+	// Capabilities, if set, is merged into the declared capabilities
+	// (Experimental and Extensions are taken from it).
+	Capabilities *mcp.ClientCapabilities
+	// MaxRounds bounds the rounds of one multi round-trip request (modern
+	// era). Default 16.
+	MaxRounds int
+	// KeepAlive, if positive, pings the server at this interval and
+	// closes the session when a ping goes unanswered.
+	KeepAlive time.Duration
+	// Middleware wraps the client's handler of server requests and
+	// notifications, first outermost.
+	Middleware []jsonrpc.Middleware
+	// Logger receives the client's diagnostics. Default: discarded.
+	Logger *slog.Logger
+}
+
+// A Client is an MCP client: who it is, what it can do for servers, and
+// how it reacts to them. It connects to any number of servers; each
+// connection is a Session.
+type Client struct {
+	info mcp.Implementation
+	opts Options
+	log  *slog.Logger
+	caps mcp.ClientCapabilities
+}
+
+// New returns a client that introduces itself with info.
+func New(info mcp.Implementation, opts *Options) *Client {
+	c := &Client{info: info}
+	if opts != nil {
+		c.opts = *opts
+	}
+	if c.opts.ProbeTimeout <= 0 {
+		c.opts.ProbeTimeout = 5 * time.Second
+	}
+	if c.opts.MaxRounds <= 0 {
+		c.opts.MaxRounds = 16
+	}
+	c.log = c.opts.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if o := c.opts.Capabilities; o != nil {
+		c.caps = *o
+	}
+	if c.opts.Sample != nil {
+		c.caps.Sampling = &mcp.SamplingCapability{}
+		if c.opts.SampleWithTools {
+			c.caps.Sampling.Tools = &mcp.Supported{}
+		}
+	}
+	if c.opts.Elicit != nil {
+		c.caps.Elicitation = &mcp.ElicitationCapability{Form: &mcp.Supported{}}
+		if c.opts.ElicitURL {
+			c.caps.Elicitation.URL = &mcp.Supported{}
+		}
+	}
+	if c.opts.Roots != nil {
+		c.caps.Roots = &mcp.RootsCapability{ListChanged: true}
+	}
+	return c
+}
+
+// Capabilities returns the capabilities the client declares.
+func (c *Client) Capabilities() mcp.ClientCapabilities { return c.caps }
+
+// Connect connects to a server over t and agrees on a protocol revision:
+// it probes for the modern (stateless) era with server/discover, and falls
+// back to the legacy initialize handshake if the server does not answer it
+// (or if Options.Version is a legacy revision). ctx bounds the connection
+// and the handshake only.
+func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, error) {
+	conn, err := t.Connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("mcp client: connecting: %w", err)
+	}
+	s := &Session{client: c}
+	s.conn = jsonrpc.NewConn(conn, &jsonrpc.Options{
+		Handler:         jsonrpc.Chain(jsonrpc.HandlerFunc(s.handle), c.opts.Middleware...),
+		Preempter:       &s.peer,
+		OnCallAbandoned: s.peer.SendCancelled,
+		Logger:          c.log,
+	})
+	s.peer.Bind(s.conn)
+	if err := s.handshake(ctx); err != nil {
+		s.conn.Close()
+		return nil, err
+	}
+	if c.opts.KeepAlive > 0 && !s.modern {
+		kctx, stop := context.WithCancel(context.Background())
+		s.stopKeepAlive = stop
+		go peer.KeepAlive(kctx, s.conn, c.opts.KeepAlive, func(err error) {
+			c.log.Info("mcp client: keepalive failed, closing the session", "error", err)
+			go s.Close()
+		})
+	}
+	return s, nil
+}
+
+// handle answers the server's requests and notifications (legacy era).
+func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	o := &s.client.opts
+	switch req.Method {
+	case mcp.MethodPing:
+		return mcp.EmptyResult{}, nil
+	case mcp.MethodCreateMessage:
+		if o.Sample == nil {
+			break
+		}
+		p, err := peer.DecodeParams[mcp.CreateMessageParams](req.Params)
+		if err != nil {
+			return nil, err
+		}
+		return o.Sample(ctx, p)
+	case mcp.MethodElicit:
+		if o.Elicit == nil {
+			break
+		}
+		p, err := peer.DecodeParams[mcp.ElicitParams](req.Params)
+		if err != nil {
+			return nil, err
+		}
+		if p.Mode == mcp.ElicitModeURL && !o.ElicitURL {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: this client does not support URL-mode elicitation")
+		}
+		return o.Elicit(ctx, p)
+	case mcp.MethodListRoots:
+		if o.Roots == nil {
+			break
+		}
+		return o.Roots(ctx)
+	case mcp.NotificationLoggingMessage:
+		if o.OnLog != nil {
+			if p, err := peer.DecodeParams[mcp.LoggingMessageParams](req.Params); err == nil {
+				o.OnLog(ctx, p)
+			}
+		}
+		return nil, nil
+	case mcp.NotificationToolListChanged, mcp.NotificationPromptListChanged, mcp.NotificationResourceListChanged:
+		if o.OnListChanged != nil {
+			o.OnListChanged(ctx, req.Method)
+		}
+		return nil, nil
+	case mcp.NotificationResourceUpdated:
+		if o.OnResourceUpdated != nil {
+			if p, err := peer.DecodeParams[mcp.ResourceUpdatedNotificationParams](req.Params); err == nil {
+				o.OnResourceUpdated(ctx, p.URI)
+			}
+		}
+		return nil, nil
+	case mcp.NotificationElicitationComplete:
+		if o.OnElicitationComplete != nil {
+			if p, err := peer.DecodeParams[mcp.ElicitationCompleteParams](req.Params); err == nil {
+				o.OnElicitationComplete(ctx, p.ElicitationID)
+			}
+		}
+		return nil, nil
+	}
+	if !req.IsCall() {
+		return nil, nil
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", req.Method)
+}
+
+// answer fulfils one input request of the modern era with the client's
+// handlers, returning the bare result.
+func (c *Client) answer(ctx context.Context, ir mcp.InputRequest) (any, error) {
+	o := &c.opts
+	switch ir.Method {
+	case mcp.MethodElicit:
+		if o.Elicit == nil {
+			return nil, errors.New("mcp client: the server asked for elicitation, which this client does not handle")
+		}
+		p, err := peer.DecodeParams[mcp.ElicitParams](ir.Params)
+		if err != nil {
+			return nil, err
+		}
+		return o.Elicit(ctx, p)
+	case mcp.MethodCreateMessage:
+		if o.Sample == nil {
+			return nil, errors.New("mcp client: the server asked for sampling, which this client does not handle")
+		}
+		p, err := peer.DecodeParams[mcp.CreateMessageParams](ir.Params)
+		if err != nil {
+			return nil, err
+		}
+		return o.Sample(ctx, p)
+	case mcp.MethodListRoots:
+		if o.Roots == nil {
+			return nil, errors.New("mcp client: the server asked for roots, which this client does not handle")
+		}
+		return o.Roots(ctx)
+	}
+	return nil, fmt.Errorf("mcp client: the server asked for %q, which is not an input request", ir.Method)
+}

@@ -1,0 +1,172 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// handshake agrees on the protocol revision: the modern probe first
+// (unless a legacy revision was asked for), then initialize.
+func (s *Session) handshake(ctx context.Context) error {
+	want := s.client.opts.Version
+	if want != "" && !mcp.IsSupported(want) {
+		return fmt.Errorf("mcp client: unsupported protocol version %q", want)
+	}
+	if want == "" || mcp.IsModern(want) {
+		v := want
+		if v == "" {
+			v = mcp.Latest
+		}
+		ok, err := s.probe(ctx, v, true)
+		if ok || err != nil {
+			return err
+		}
+		if want != "" {
+			return fmt.Errorf("mcp client: the server does not speak %s", want)
+		}
+		want = ""
+	}
+	if want == "" {
+		want = mcp.LatestLegacy
+	}
+	return s.initialize(ctx, want)
+}
+
+// probe asks server/discover in revision v. It reports whether the server
+// speaks a modern revision (the session is then set up); err is set only
+// when ctx ended.
+func (s *Session) probe(ctx context.Context, v mcp.Version, retry bool) (bool, error) {
+	s.modern, s.version = true, v
+	pctx, cancel := context.WithTimeout(ctx, s.client.opts.ProbeTimeout)
+	res, err := s.Discover(pctx)
+	cancel()
+	s.modern, s.version = false, ""
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if err != nil {
+		var e *jsonrpc.Error
+		if retry && errors.As(err, &e) && e.Code == mcp.CodeUnsupportedProtocolVersion {
+			var data struct {
+				Supported []mcp.Version `json:"supported"`
+			}
+			if json.Unmarshal(e.Data, &data) == nil {
+				if alt := pickModern(data.Supported); alt != "" && alt != v {
+					return s.probe(ctx, alt, false)
+				}
+			}
+		}
+		s.client.log.Debug("mcp client: modern probe failed, using the legacy handshake", "error", err)
+		return false, nil
+	}
+	if !slices.Contains(res.SupportedVersions, v) {
+		alt := pickModern(res.SupportedVersions)
+		if alt == "" {
+			return false, nil
+		}
+		v = alt
+	}
+	s.modern, s.version = true, v
+	s.serverCaps = res.Capabilities
+	s.instructions = res.Instructions
+	if _, err := res.Meta.Decode(mcp.MetaKeyServerInfo, &s.serverInfo); err != nil {
+		s.client.log.Debug("mcp client: invalid serverInfo in discover", "error", err)
+	}
+	return true, nil
+}
+
+// pickModern returns the first modern revision of vs this package knows.
+func pickModern(vs []mcp.Version) mcp.Version {
+	for _, v := range vs {
+		if mcp.IsModern(v) && mcp.IsSupported(v) {
+			return v
+		}
+	}
+	return ""
+}
+
+// initialize runs the legacy handshake, offering revision v.
+func (s *Session) initialize(ctx context.Context, v mcp.Version) error {
+	p := &mcp.InitializeParams{ProtocolVersion: v, Capabilities: s.client.caps, ClientInfo: s.client.info}
+	var res mcp.InitializeResult
+	if err := s.conn.Call(ctx, mcp.MethodInitialize, p, &res); err != nil {
+		return fmt.Errorf("mcp client: initialize: %w", err)
+	}
+	if !mcp.IsSupported(res.ProtocolVersion) || mcp.IsModern(res.ProtocolVersion) {
+		return fmt.Errorf("mcp client: the server chose protocol version %q, which this client does not speak in a legacy session", res.ProtocolVersion)
+	}
+	s.version = res.ProtocolVersion
+	s.serverInfo = res.ServerInfo
+	s.serverCaps = res.Capabilities
+	s.instructions = res.Instructions
+	if err := s.conn.Notify(ctx, mcp.NotificationInitialized, &mcp.NotificationParams{}); err != nil {
+		return fmt.Errorf("mcp client: notifications/initialized: %w", err)
+	}
+	return nil
+}
+
+// rounds sends a request that may need input (modern era): while the
+// server answers input_required, it fulfils the input requests with the
+// client's handlers and retries with the answers and the request state,
+// a new id each time.
+func rounds[R any](ctx context.Context, s *Session, method string, params any, meta *mcp.RequestMeta, retry func(mcp.InputResponses, string)) (*R, error) {
+	done := s.stamp(ctx, meta)
+	defer done()
+	for n := 0; ; n++ {
+		raw, err := s.conn.CallRaw(ctx, method, params)
+		if err != nil {
+			return nil, err
+		}
+		rt, err := mcp.ResultTypeOf(raw)
+		if err != nil {
+			return nil, fmt.Errorf("mcp client: decoding the result of %s: %w", method, err)
+		}
+		if rt != mcp.ResultTypeInputRequired {
+			r := new(R)
+			if err := json.Unmarshal(raw, r); err != nil {
+				return nil, fmt.Errorf("mcp client: decoding the result of %s: %w", method, err)
+			}
+			return r, nil
+		}
+		if n+1 >= s.client.opts.MaxRounds {
+			return nil, fmt.Errorf("mcp client: %s still needs input after %d rounds", method, n+1)
+		}
+		var ir mcp.InputRequiredResult
+		if err := json.Unmarshal(raw, &ir); err != nil {
+			return nil, fmt.Errorf("mcp client: decoding the input request of %s: %w", method, err)
+		}
+		answers := make(mcp.InputResponses, len(ir.InputRequests))
+		for key, req := range ir.InputRequests {
+			res, err := s.client.answer(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			if err := answers.Set(key, res); err != nil {
+				return nil, err
+			}
+		}
+		retry(answers, ir.RequestState)
+	}
+}
+
+// Listen opens a subscription (modern era) and delivers the notifications
+// its filter selects to the client's OnListChanged and OnResourceUpdated
+// handlers until ctx ends. It returns when the listen ends: nil when ctx
+// ended or the server closed it gracefully.
+func (s *Session) Listen(ctx context.Context, filter mcp.SubscriptionFilter) error {
+	if !s.modern {
+		return errors.New("mcp client: subscriptions/listen is part of the modern era; use Subscribe and the session's notifications")
+	}
+	p := &mcp.SubscriptionsListenParams{Notifications: filter}
+	_, err := call[mcp.EmptyResult](ctx, s, mcp.MethodSubscriptionsListen, p, &p.Meta)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

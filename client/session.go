@@ -1,0 +1,356 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/mcpwire/mcpwire/internal/peer"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// A Session is a connection to one server, in the protocol revision agreed
+// when connecting. Its methods are safe for concurrent use.
+type Session struct {
+	client        *Client
+	conn          *jsonrpc.Conn
+	peer          peer.Peer
+	stopKeepAlive context.CancelFunc
+
+	modern       bool
+	version      mcp.Version
+	serverInfo   mcp.Implementation
+	serverCaps   mcp.ServerCapabilities
+	instructions string
+}
+
+// ProtocolVersion returns the revision the session speaks.
+func (s *Session) ProtocolVersion() mcp.Version { return s.version }
+
+// IsModern reports whether the session speaks the stateless era
+// (2026-07-28 and later).
+func (s *Session) IsModern() bool { return s.modern }
+
+// ServerInfo returns what the server said of itself.
+func (s *Session) ServerInfo() mcp.Implementation { return s.serverInfo }
+
+// ServerCapabilities returns the capabilities the server declared.
+func (s *Session) ServerCapabilities() mcp.ServerCapabilities { return s.serverCaps }
+
+// Instructions returns the server's instructions for the model, if any.
+func (s *Session) Instructions() string { return s.instructions }
+
+// Close ends the session and closes its connection (for a subprocess, the
+// process is stopped).
+func (s *Session) Close() error {
+	if s.stopKeepAlive != nil {
+		s.stopKeepAlive()
+	}
+	return s.conn.Close()
+}
+
+// Wait blocks until the session has ended.
+func (s *Session) Wait() error { return s.conn.Wait() }
+
+// Done returns a channel closed when the session has ended.
+func (s *Session) Done() <-chan struct{} { return s.conn.Done() }
+
+type progressKey struct{}
+
+// WithProgress returns a context under which requests ask the server for
+// progress notifications and deliver them to f. f runs on the session's
+// read path: it must return quickly.
+func WithProgress(ctx context.Context, f func(mcp.ProgressParams)) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+// stamp completes a request's _meta: the modern envelope, and a progress
+// token when ctx asks for progress. It returns the function that ends the
+// progress watch.
+func (s *Session) stamp(ctx context.Context, meta *mcp.RequestMeta) func() {
+	if s.modern {
+		if meta.ProtocolVersion == "" {
+			meta.ProtocolVersion = s.version
+		}
+		if meta.ClientCapabilities == nil {
+			caps := s.client.modernCaps()
+			meta.ClientCapabilities = &caps
+		}
+		if meta.ClientInfo == nil {
+			meta.ClientInfo = &s.client.info
+		}
+	}
+	if f, ok := ctx.Value(progressKey{}).(func(mcp.ProgressParams)); ok && f != nil && !meta.ProgressToken.IsValid() {
+		tok, done := s.peer.WatchProgress(f)
+		meta.ProgressToken = tok
+		return done
+	}
+	return func() {}
+}
+
+// modernCaps are the capabilities as the modern era writes them: roots
+// without listChanged.
+func (c *Client) modernCaps() mcp.ClientCapabilities {
+	caps := c.caps
+	if caps.Roots != nil {
+		caps.Roots = &mcp.RootsCapability{}
+	}
+	return caps
+}
+
+// call sends a request whose params carry meta, and decodes its result.
+func call[R any](ctx context.Context, s *Session, method string, params any, meta *mcp.RequestMeta) (*R, error) {
+	done := s.stamp(ctx, meta)
+	defer done()
+	return peer.Call[R](ctx, s.conn, method, params)
+}
+
+// Call sends any request and decodes its result into result (nil to
+// discard it). In the modern era the params, which must encode to a JSON
+// object (or be nil), get the request envelope in _meta. Prefer the typed
+// methods; Call is for methods this package does not know.
+func (s *Session) Call(ctx context.Context, method string, params, result any) error {
+	obj := map[string]json.RawMessage{}
+	if params != nil {
+		raw, err := json.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("mcp client: encoding params: %w", err)
+		}
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return fmt.Errorf("mcp client: params must encode to a JSON object: %w", err)
+		}
+	}
+	var meta mcp.RequestMeta
+	if m, ok := obj["_meta"]; ok {
+		if err := json.Unmarshal(m, &meta); err != nil {
+			return fmt.Errorf("mcp client: params _meta: %w", err)
+		}
+	}
+	done := s.stamp(ctx, &meta)
+	defer done()
+	if !meta.IsZero() {
+		raw, err := json.Marshal(meta)
+		if err != nil {
+			return err
+		}
+		obj["_meta"] = raw
+	}
+	var p any
+	if len(obj) > 0 || params != nil {
+		p = obj
+	}
+	return s.conn.Call(ctx, method, p, result)
+}
+
+// Notify sends a notification; in the modern era clients send only
+// notifications/cancelled.
+func (s *Session) Notify(ctx context.Context, method string, params any) error {
+	return s.conn.Notify(ctx, method, params)
+}
+
+// Ping checks that the server answers (legacy era; the modern era has no
+// ping, so there it asks for server/discover instead).
+func (s *Session) Ping(ctx context.Context) error {
+	if s.modern {
+		_, err := s.Discover(ctx)
+		return err
+	}
+	return s.conn.Call(ctx, mcp.MethodPing, nil, nil)
+}
+
+// Discover asks a modern server what it supports.
+func (s *Session) Discover(ctx context.Context) (*mcp.DiscoverResult, error) {
+	p := &mcp.RequestParams{}
+	return call[mcp.DiscoverResult](ctx, s, mcp.MethodDiscover, p, &p.Meta)
+}
+
+// ListTools returns one page of the server's tools; see Tools for all.
+func (s *Session) ListTools(ctx context.Context, params *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+	p := derefOr(params)
+	return call[mcp.ListToolsResult](ctx, s, mcp.MethodListTools, &p, &p.Meta)
+}
+
+// Tools iterates over every tool of the server, page after page.
+func (s *Session) Tools(ctx context.Context) iter.Seq2[*mcp.Tool, error] {
+	return pages(func(c mcp.Cursor) ([]mcp.Tool, mcp.Cursor, error) {
+		r, err := s.ListTools(ctx, &mcp.ListToolsParams{Cursor: c})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Tools, r.NextCursor, nil
+	})
+}
+
+// CallTool calls a tool. A failure of the tool itself is a result with
+// IsError set, not an error. In the modern era, questions the tool asks
+// are answered with the client's handlers and the call retried, until it
+// completes.
+func (s *Session) CallTool(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	p := *params
+	return rounds[mcp.CallToolResult](ctx, s, mcp.MethodCallTool, &p, &p.Meta, func(r mcp.InputResponses, st string) {
+		p.InputResponses, p.RequestState = r, st
+	})
+}
+
+// ListResources returns one page of the server's resources.
+func (s *Session) ListResources(ctx context.Context, params *mcp.ListResourcesParams) (*mcp.ListResourcesResult, error) {
+	p := derefOr(params)
+	return call[mcp.ListResourcesResult](ctx, s, mcp.MethodListResources, &p, &p.Meta)
+}
+
+// Resources iterates over every resource of the server.
+func (s *Session) Resources(ctx context.Context) iter.Seq2[*mcp.Resource, error] {
+	return pages(func(c mcp.Cursor) ([]mcp.Resource, mcp.Cursor, error) {
+		r, err := s.ListResources(ctx, &mcp.ListResourcesParams{Cursor: c})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Resources, r.NextCursor, nil
+	})
+}
+
+// ListResourceTemplates returns one page of the server's resource
+// templates.
+func (s *Session) ListResourceTemplates(ctx context.Context, params *mcp.ListResourceTemplatesParams) (*mcp.ListResourceTemplatesResult, error) {
+	p := derefOr(params)
+	return call[mcp.ListResourceTemplatesResult](ctx, s, mcp.MethodListResourceTemplates, &p, &p.Meta)
+}
+
+// ResourceTemplates iterates over every resource template of the server.
+func (s *Session) ResourceTemplates(ctx context.Context) iter.Seq2[*mcp.ResourceTemplate, error] {
+	return pages(func(c mcp.Cursor) ([]mcp.ResourceTemplate, mcp.Cursor, error) {
+		r, err := s.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: c})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.ResourceTemplates, r.NextCursor, nil
+	})
+}
+
+// ReadResource reads a resource. Whatever the era, an unknown resource is
+// an error for which mcp.IsResourceNotFound holds.
+func (s *Session) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+	p := *params
+	return rounds[mcp.ReadResourceResult](ctx, s, mcp.MethodReadResource, &p, &p.Meta, func(r mcp.InputResponses, st string) {
+		p.InputResponses, p.RequestState = r, st
+	})
+}
+
+// Subscribe asks to be told when a resource changes (legacy era; in the
+// modern era use Listen).
+func (s *Session) Subscribe(ctx context.Context, uri string) error {
+	if s.modern {
+		return errors.New("mcp client: resources/subscribe is not part of the modern era; use Listen")
+	}
+	p := &mcp.SubscribeParams{URI: uri}
+	_, err := call[mcp.EmptyResult](ctx, s, mcp.MethodSubscribe, p, &p.Meta)
+	return err
+}
+
+// Unsubscribe cancels a subscription (legacy era).
+func (s *Session) Unsubscribe(ctx context.Context, uri string) error {
+	if s.modern {
+		return errors.New("mcp client: resources/unsubscribe is not part of the modern era; use Listen")
+	}
+	p := &mcp.UnsubscribeParams{URI: uri}
+	_, err := call[mcp.EmptyResult](ctx, s, mcp.MethodUnsubscribe, p, &p.Meta)
+	return err
+}
+
+// ListPrompts returns one page of the server's prompts.
+func (s *Session) ListPrompts(ctx context.Context, params *mcp.ListPromptsParams) (*mcp.ListPromptsResult, error) {
+	p := derefOr(params)
+	return call[mcp.ListPromptsResult](ctx, s, mcp.MethodListPrompts, &p, &p.Meta)
+}
+
+// Prompts iterates over every prompt of the server.
+func (s *Session) Prompts(ctx context.Context) iter.Seq2[*mcp.Prompt, error] {
+	return pages(func(c mcp.Cursor) ([]mcp.Prompt, mcp.Cursor, error) {
+		r, err := s.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: c})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Prompts, r.NextCursor, nil
+	})
+}
+
+// GetPrompt renders a prompt.
+func (s *Session) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+	p := *params
+	return rounds[mcp.GetPromptResult](ctx, s, mcp.MethodGetPrompt, &p, &p.Meta, func(r mcp.InputResponses, st string) {
+		p.InputResponses, p.RequestState = r, st
+	})
+}
+
+// Complete asks for completions of a prompt argument or template variable.
+func (s *Session) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	p := *params
+	return call[mcp.CompleteResult](ctx, s, mcp.MethodComplete, &p, &p.Meta)
+}
+
+// SetLogLevel asks the server for log messages at level and above
+// (legacy era; in the modern era the level is set per request, with
+// WithLogLevel).
+func (s *Session) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
+	if s.modern {
+		return errors.New("mcp client: logging/setLevel is not part of the modern era")
+	}
+	p := &mcp.SetLevelParams{Level: level}
+	_, err := call[mcp.EmptyResult](ctx, s, mcp.MethodSetLevel, p, &p.Meta)
+	return err
+}
+
+// NotifyRootsChanged tells the server that the client's roots changed
+// (legacy era).
+func (s *Session) NotifyRootsChanged(ctx context.Context) error {
+	if s.modern {
+		return nil
+	}
+	return s.conn.Notify(ctx, mcp.NotificationRootsListChanged, &mcp.NotificationParams{})
+}
+
+// derefOr returns *p, or the zero value when p is nil.
+func derefOr[P any](p *P) P {
+	if p == nil {
+		var zero P
+		return zero
+	}
+	return *p
+}
+
+// maxPages bounds the pages an iterator fetches, against servers whose
+// cursors never end.
+const maxPages = 10000
+
+// pages iterates over paginated items.
+func pages[T any](fetch func(mcp.Cursor) ([]T, mcp.Cursor, error)) iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) {
+		var cursor mcp.Cursor
+		seen := map[mcp.Cursor]bool{}
+		for range maxPages {
+			items, next, err := fetch(cursor)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for i := range items {
+				if !yield(&items[i], nil) {
+					return
+				}
+			}
+			if next == "" {
+				return
+			}
+			if seen[next] {
+				yield(nil, fmt.Errorf("mcp client: the server returned the cursor %q twice", next))
+				return
+			}
+			seen[next] = true
+			cursor = next
+		}
+		yield(nil, fmt.Errorf("mcp client: more than %d pages", maxPages))
+	}
+}

@@ -1,0 +1,92 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// A listener is an open subscriptions/listen request (modern era): the
+// notifications its filter selects go on its response stream, each tagged
+// with its id.
+type listener struct {
+	id     jsonrpc.ID
+	filter mcp.SubscriptionFilter
+	out    outbound
+	ctx    context.Context
+	meta   json.RawMessage // {"io.modelcontextprotocol/subscriptionId": id}
+}
+
+// maxListeners bounds the open listens of one server.
+const maxListeners = 10000
+
+// send delivers one notification to the listener, adding the subscription
+// id to the params' _meta.
+func (l *listener) send(ctx context.Context, method string, params any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return err
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := obj["_meta"]; ok {
+		if err := json.Unmarshal(m, &meta); err != nil {
+			return err
+		}
+	}
+	meta[mcp.MetaKeySubscriptionID], _ = json.Marshal(l.id)
+	obj["_meta"], _ = json.Marshal(meta)
+	return l.out.Notify(ctx, method, obj)
+}
+
+// listen serves subscriptions/listen: it acknowledges the part of the
+// filter the server honours, then delivers notifications until the client
+// goes away or the server closes, which ends the listen with a result.
+func (s *Server) listen(ctx context.Context, r *Request, p *mcp.SubscriptionsListenParams) (any, error) {
+	caps := s.Capabilities()
+	want := p.Notifications
+	var got mcp.SubscriptionFilter
+	got.ToolsListChanged = want.ToolsListChanged && caps.Tools != nil
+	got.PromptsListChanged = want.PromptsListChanged && caps.Prompts != nil
+	got.ResourcesListChanged = want.ResourcesListChanged && caps.Resources != nil
+	if caps.Resources != nil {
+		got.ResourceSubscriptions = want.ResourceSubscriptions
+	}
+	idJSON, _ := json.Marshal(r.ID)
+	l := &listener{id: r.ID, filter: got, out: r.out, ctx: ctx}
+	meta := mcp.Meta{mcp.MetaKeySubscriptionID: json.RawMessage(idJSON)}
+	s.mu.Lock()
+	if len(s.listeners) >= maxListeners {
+		s.mu.Unlock()
+		return nil, jsonrpc.Errorf(jsonrpc.CodeOverloaded, "Too many open subscriptions (%d)", maxListeners)
+	}
+	if s.listeners == nil {
+		s.listeners = make(map[*listener]struct{})
+	}
+	s.listeners[l] = struct{}{}
+	done := s.done
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, l)
+		s.mu.Unlock()
+	}()
+	ack := &mcp.SubscriptionsAcknowledgedParams{Notifications: got, Meta: meta}
+	if err := r.out.Notify(ctx, mcp.NotificationSubscriptionsAcknowledged, ack); err != nil {
+		return nil, err
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-done:
+	}
+	res := &mcp.EmptyResult{ResultType: mcp.ResultTypeComplete, Meta: maps.Clone(s.modernMeta)}
+	res.Meta[mcp.MetaKeySubscriptionID] = json.RawMessage(idJSON)
+	return res, nil
+}

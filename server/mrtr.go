@@ -1,0 +1,268 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// Multi round-trip requests (MRTR, 2026-07-28): a modern request that
+// needs input ends its round with an input_required result holding the
+// questions and an opaque requestState; the client retries with the
+// answers and the state, and the handler runs again.
+//
+// The requestState carries the answers of earlier rounds, bound to the
+// request (method, name or URI, arguments), to the principal when
+// Options.Principal is set, and to an expiry, and sealed with
+// HMAC-SHA256. Any server instance holding one of the keys can continue a
+// round another instance began; tampered or expired state is refused.
+
+// ErrInputRequired is matched (errors.Is) by the error that Request.Ask
+// returns to end a modern round. Handlers return it as it is.
+var ErrInputRequired = errors.New("mcp server: input required from the client")
+
+// inputRequired is the error that ends a round.
+type inputRequired struct{ questions []*Question }
+
+func (e *inputRequired) Error() string        { return ErrInputRequired.Error() }
+func (e *inputRequired) Is(target error) bool { return target == ErrInputRequired }
+
+// Bounds on request state.
+const (
+	maxStateSize    = 1 << 20 // bytes of requestState accepted or produced
+	defaultStateTTL = 15 * time.Minute
+)
+
+// round is the input of one modern request run: answers from the state
+// and from inputResponses, and the answers the handler used.
+type round struct {
+	binding []byte
+	answers map[string]json.RawMessage
+	used    map[string]json.RawMessage
+}
+
+// stateKeys signs and verifies request state.
+type stateKeys struct {
+	keys [][]byte // keys[0] signs; all verify
+	ttl  time.Duration
+}
+
+func newStateKeys(keys [][]byte, ttl time.Duration) *stateKeys {
+	if len(keys) == 0 {
+		k := make([]byte, 32)
+		rand.Read(k)
+		keys = [][]byte{k}
+	}
+	if ttl <= 0 {
+		ttl = defaultStateTTL
+	}
+	return &stateKeys{keys: keys, ttl: ttl}
+}
+
+func keyID(k []byte) string {
+	sum := sha256.Sum256(k)
+	return hex.EncodeToString(sum[:4])
+}
+
+// sealedState is the signed part of a requestState.
+type sealedState struct {
+	Version int                        `json:"v"`
+	KeyID   string                     `json:"k"`
+	Binding []byte                     `json:"b"`
+	Expires int64                      `json:"x"`
+	Answers map[string]json.RawMessage `json:"a,omitempty"`
+}
+
+func (sk *stateKeys) mac(key, payload []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(payload)
+	return m.Sum(nil)
+}
+
+// seal produces the requestState carrying answers for the request bound by
+// binding.
+func (sk *stateKeys) seal(binding []byte, answers map[string]json.RawMessage) (string, error) {
+	payload, err := json.Marshal(sealedState{
+		Version: 1, KeyID: keyID(sk.keys[0]), Binding: binding,
+		Expires: time.Now().Add(sk.ttl).Unix(), Answers: answers,
+	})
+	if err != nil {
+		return "", err
+	}
+	state := base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(sk.mac(sk.keys[0], payload))
+	if len(state) > maxStateSize {
+		return "", fmt.Errorf("mcp server: request state of %d bytes exceeds %d", len(state), maxStateSize)
+	}
+	return state, nil
+}
+
+var errBadState = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: requestState is not valid for this request (tampered, expired, or from another request)")
+
+// open verifies a requestState and returns the answers it carries.
+func (sk *stateKeys) open(binding []byte, state string) (map[string]json.RawMessage, error) {
+	if len(state) > maxStateSize {
+		return nil, errBadState
+	}
+	p64, m64, ok := strings.Cut(state, ".")
+	if !ok {
+		return nil, errBadState
+	}
+	payload, err1 := base64.RawURLEncoding.DecodeString(p64)
+	mac, err2 := base64.RawURLEncoding.DecodeString(m64)
+	if err1 != nil || err2 != nil {
+		return nil, errBadState
+	}
+	var st sealedState
+	if err := json.Unmarshal(payload, &st); err != nil || st.Version != 1 {
+		return nil, errBadState
+	}
+	var key []byte
+	for _, k := range sk.keys {
+		if keyID(k) == st.KeyID {
+			key = k
+			break
+		}
+	}
+	if key == nil || !hmac.Equal(mac, sk.mac(key, payload)) {
+		return nil, errBadState
+	}
+	if time.Now().Unix() > st.Expires || !bytes.Equal(st.Binding, binding) {
+		return nil, errBadState
+	}
+	return st.Answers, nil
+}
+
+// bindRequest computes what a request state is bound to: the method, the
+// name or URI, the arguments (canonicalized, so that a client may
+// re-encode them), and the principal.
+func (s *Server) bindRequest(ctx context.Context, method, name string, args json.RawMessage) ([]byte, error) {
+	h := sha256.New()
+	h.Write([]byte(method))
+	h.Write([]byte{0})
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	if len(args) > 0 {
+		var v any
+		if err := json.Unmarshal(args, &v); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: arguments: %v", err)
+		}
+		canon, _ := json.Marshal(v) // map keys come out sorted
+		h.Write(canon)
+	}
+	h.Write([]byte{0})
+	if s.opts.Principal != nil {
+		h.Write([]byte(s.opts.Principal(ctx)))
+	}
+	return h.Sum(nil), nil
+}
+
+// startRound prepares a modern request that may ask for input: it opens
+// the request state, if any, and gathers the answers.
+func (s *Server) startRound(ctx context.Context, r *Request, name string, args json.RawMessage, state string, responses mcp.InputResponses) error {
+	if !r.modern {
+		return nil
+	}
+	binding, err := s.bindRequest(ctx, r.Method, name, args)
+	if err != nil {
+		return err
+	}
+	rd := &round{binding: binding, answers: map[string]json.RawMessage{}, used: map[string]json.RawMessage{}}
+	if state != "" {
+		prev, err := s.stateKeys.open(binding, state)
+		if err != nil {
+			return err
+		}
+		for k, v := range prev {
+			rd.answers[k] = v
+		}
+	}
+	for k, v := range responses {
+		if len(v) == 0 || string(v) == "null" {
+			continue
+		}
+		if _, done := rd.answers[k]; !done {
+			rd.answers[k] = v
+		}
+	}
+	r.round = rd
+	return nil
+}
+
+// askModern answers questions from the round's answers, or ends the round.
+func (r *Request) askModern(questions []*Question) error {
+	if r.round == nil {
+		return jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s cannot ask the client for input in revision %s", r.Method, r.Version)
+	}
+	var missing []*Question
+	for _, q := range questions {
+		raw, ok := r.round.answers[q.Key]
+		if !ok {
+			missing = append(missing, q)
+			continue
+		}
+		if err := decodeAnswer(q, raw); err != nil {
+			return err
+		}
+		r.round.used[q.Key] = raw
+	}
+	if len(missing) > 0 {
+		return &inputRequired{questions: missing}
+	}
+	return nil
+}
+
+// decodeAnswer checks and decodes the client's answer to q.
+func decodeAnswer(q *Question, raw json.RawMessage) error {
+	bad := func(why string) error {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: inputResponses[%q] is not a valid %s result: %s", q.Key, q.Method, why)
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return bad("not an object")
+	}
+	if err := json.Unmarshal(raw, q.Result); err != nil {
+		return bad(err.Error())
+	}
+	switch res := q.Result.(type) {
+	case *mcp.ElicitResult:
+		switch res.Action {
+		case mcp.ElicitAccept, mcp.ElicitDecline, mcp.ElicitCancel:
+		default:
+			return bad(fmt.Sprintf("unknown action %q", res.Action))
+		}
+	case *mcp.CreateMessageResult:
+		if res.Model == "" || res.Role == "" {
+			return bad("role and model are required")
+		}
+	}
+	return nil
+}
+
+// inputRequiredResult turns the end of a round into the result that asks
+// the client for the missing answers.
+func (s *Server) inputRequiredResult(r *Request, e *inputRequired) (any, error) {
+	reqs := make(mcp.InputRequests, len(e.questions))
+	for _, q := range e.questions {
+		ir, err := mcp.NewInputRequest(q.Method, q.Params)
+		if err != nil {
+			return nil, fmt.Errorf("mcp server: encoding the question %q: %w", q.Key, err)
+		}
+		reqs[q.Key] = ir
+	}
+	state, err := s.stateKeys.seal(r.round.binding, r.round.used)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.InputRequiredResult{InputRequests: reqs, RequestState: state, Meta: s.modernMeta}, nil
+}

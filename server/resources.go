@@ -1,0 +1,206 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// A ResourceHandler reads a resource. For a resource added with
+// AddResource, params.URI is that resource's URI; for a template, it is a
+// URI that matches the template, and vars holds the values of the
+// template's variables. Return mcp.ResourceNotFoundError(uri) when there
+// is no such resource: the server sends the error code of the request's
+// era.
+type ResourceHandler func(ctx context.Context, req *Request, params *mcp.ReadResourceParams, vars map[string]string) (*mcp.ReadResourceResult, error)
+
+type resourceEntry struct {
+	resource mcp.Resource
+	handler  ResourceHandler
+}
+
+type templateEntry struct {
+	template mcp.ResourceTemplate
+	compiled *uritemplate.Template
+	handler  ResourceHandler
+	complete Completer
+}
+
+// AddResource adds a resource, or replaces the one with the same URI.
+func (s *Server) AddResource(r *mcp.Resource, h ResourceHandler) error {
+	if h == nil {
+		return errors.New("mcp server: AddResource needs a handler")
+	}
+	if _, err := url.Parse(r.URI); err != nil || r.URI == "" {
+		return fmt.Errorf("mcp server: resource URI %q is not a valid URI", r.URI)
+	}
+	if r.Name == "" {
+		return fmt.Errorf("mcp server: resource %q needs a name", r.URI)
+	}
+	s.mu.Lock()
+	s.resources.set(r.URI, &resourceEntry{resource: *r, handler: h})
+	s.mu.Unlock()
+	s.listChanged(mcp.NotificationResourceListChanged)
+	return nil
+}
+
+// AddResourceTemplate adds a family of resources named by an RFC 6570 URI
+// template, or replaces the template with the same text. Reads of URIs
+// that match it and no plain resource go to h. complete, if not nil,
+// proposes values for the template's variables (completion/complete).
+func (s *Server) AddResourceTemplate(t *mcp.ResourceTemplate, h ResourceHandler, complete Completer) error {
+	if h == nil {
+		return errors.New("mcp server: AddResourceTemplate needs a handler")
+	}
+	ct, err := uritemplate.New(t.URITemplate)
+	if err != nil {
+		return fmt.Errorf("mcp server: URI template %q: %w", t.URITemplate, err)
+	}
+	if t.Name == "" {
+		return fmt.Errorf("mcp server: URI template %q needs a name", t.URITemplate)
+	}
+	s.mu.Lock()
+	s.templates.set(t.URITemplate, &templateEntry{template: *t, compiled: ct, handler: h, complete: complete})
+	s.mu.Unlock()
+	s.listChanged(mcp.NotificationResourceListChanged)
+	return nil
+}
+
+// RemoveResources removes the resources with the given URIs, and the
+// templates with the given template texts.
+func (s *Server) RemoveResources(uris ...string) {
+	removed := false
+	s.mu.Lock()
+	for _, u := range uris {
+		removed = s.resources.remove(u) || removed
+		removed = s.templates.remove(u) || removed
+	}
+	s.mu.Unlock()
+	if removed {
+		s.listChanged(mcp.NotificationResourceListChanged)
+	}
+}
+
+// ResourceUpdated tells the clients subscribed to uri that it changed.
+func (s *Server) ResourceUpdated(uri string) {
+	p := &mcp.ResourceUpdatedNotificationParams{URI: uri}
+	s.notifyAll(mcp.NotificationResourceUpdated, p, func(sess *Session) bool { return sess.subscribed(uri) })
+	s.notifyListeners(mcp.NotificationResourceUpdated, p, func(f *mcp.SubscriptionFilter) bool {
+		for _, u := range f.ResourceSubscriptions {
+			if u == uri {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func (s *Server) listResources(ctx context.Context, r *Request, p *mcp.ListResourcesParams) (any, error) {
+	s.mu.RLock()
+	entries, next, err := s.resources.page(p.Cursor, s.opts.PageSize)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	res := &mcp.ListResourcesResult{Resources: make([]mcp.Resource, len(entries)), NextCursor: next}
+	for i, e := range entries {
+		res.Resources[i] = e.resource
+	}
+	r.cacheable(&res.ResultType, &res.Meta, &res.TTLMs, &res.CacheScope)
+	return res, nil
+}
+
+func (s *Server) listTemplates(ctx context.Context, r *Request, p *mcp.ListResourceTemplatesParams) (any, error) {
+	s.mu.RLock()
+	entries, next, err := s.templates.page(p.Cursor, s.opts.PageSize)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	res := &mcp.ListResourceTemplatesResult{ResourceTemplates: make([]mcp.ResourceTemplate, len(entries)), NextCursor: next}
+	for i, e := range entries {
+		res.ResourceTemplates[i] = e.template
+	}
+	r.cacheable(&res.ResultType, &res.Meta, &res.TTLMs, &res.CacheScope)
+	return res, nil
+}
+
+// findResource returns the handler for uri: the resource with that URI,
+// else the first template (in order of addition) that matches it.
+func (s *Server) findResource(uri string) (ResourceHandler, map[string]string) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if e, ok := s.resources.get(uri); ok {
+		return e.handler, nil
+	}
+	for _, t := range s.templates.all() {
+		if m := t.compiled.Match(uri); m != nil {
+			vars := make(map[string]string, len(m))
+			for _, name := range t.compiled.Varnames() {
+				if v := m.Get(name); v.Valid() {
+					vars[name] = v.String()
+				}
+			}
+			return t.handler, vars
+		}
+	}
+	return nil, nil
+}
+
+func (s *Server) readResource(ctx context.Context, r *Request, p *mcp.ReadResourceParams) (any, error) {
+	if p.URI == "" {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, `Invalid params: "uri" is required`)
+	}
+	h, vars := s.findResource(p.URI)
+	if h == nil {
+		return nil, mcp.ResourceNotFoundError(p.URI)
+	}
+	if err := s.startRound(ctx, r, p.URI, nil, p.RequestState, p.InputResponses); err != nil {
+		return nil, err
+	}
+	res, err := h(ctx, r, p, vars)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil || len(res.Contents) == 0 {
+		return nil, mcp.ResourceNotFoundError(p.URI)
+	}
+	c := *res
+	r.cacheable(&c.ResultType, &c.Meta, &c.TTLMs, &c.CacheScope)
+	return &c, nil
+}
+
+func (s *Server) subscribe(ctx context.Context, r *Request, p *mcp.SubscribeParams) (any, error) {
+	if p.URI == "" {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, `Invalid params: "uri" is required`)
+	}
+	sess := r.Session
+	sess.mu.Lock()
+	if sess.subs == nil {
+		sess.subs = make(map[string]struct{})
+	}
+	if len(sess.subs) >= maxSubscriptions {
+		sess.mu.Unlock()
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: a session may hold at most %d subscriptions", maxSubscriptions)
+	}
+	sess.subs[p.URI] = struct{}{}
+	sess.mu.Unlock()
+	return mcp.EmptyResult{}, nil
+}
+
+func (s *Server) unsubscribe(ctx context.Context, r *Request, p *mcp.UnsubscribeParams) (any, error) {
+	sess := r.Session
+	sess.mu.Lock()
+	delete(sess.subs, p.URI)
+	sess.mu.Unlock()
+	return mcp.EmptyResult{}, nil
+}
+
+// maxSubscriptions bounds the resource subscriptions of one session.
+const maxSubscriptions = 10000

@@ -1,0 +1,201 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/mcpwire/mcpwire/internal/peer"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
+)
+
+// A Session is one client connection. In the legacy era (up to 2025-11-25)
+// it holds what initialize negotiated: the revision, the client's
+// capabilities and info, the log level and the resource subscriptions.
+// Modern (2026-07-28) requests that arrive on the same connection never
+// read or change that state: each carries its own.
+type Session struct {
+	server *Server
+	conn   *jsonrpc.Conn
+	peer   peer.Peer
+	id     string
+	stop   context.CancelFunc // ends keepalive
+
+	mu          sync.Mutex
+	initialized bool // initialize was answered
+	version     mcp.Version
+	clientInfo  mcp.Implementation
+	clientCaps  mcp.ClientCapabilities
+	logLevel    mcp.LoggingLevel // "": no level set, everything is sent
+	subs        map[string]struct{}
+}
+
+type sessionKey struct{}
+
+// SessionFromContext returns the session of the request whose handler
+// owns ctx, or nil (for example for a stateless request over HTTP).
+func SessionFromContext(ctx context.Context) *Session {
+	s, _ := ctx.Value(sessionKey{}).(*Session)
+	return s
+}
+
+// isLifecycle marks the messages that are barriers on a session.
+func isLifecycle(r *jsonrpc.Request) bool {
+	return r.Method == mcp.MethodInitialize || r.Method == mcp.NotificationInitialized
+}
+
+// serve starts a session over conn.
+func (s *Server) serve(ctx context.Context, conn transport.Conn) *Session {
+	sess := &Session{server: s}
+	if sc, ok := conn.(transport.SessionConn); ok {
+		sess.id = sc.SessionID()
+	}
+	base := context.WithValue(context.WithoutCancel(ctx), sessionKey{}, sess)
+	sess.conn = jsonrpc.NewConn(conn, &jsonrpc.Options{
+		Handler:         s.handler,
+		Preempter:       &sess.peer,
+		Barrier:         isLifecycle,
+		AcceptBatch:     sess.acceptBatch,
+		OnCallAbandoned: sess.peer.SendCancelled,
+		MaxConcurrency:  s.opts.MaxConcurrency,
+		MaxQueue:        s.opts.MaxQueue,
+		Context:         base,
+		Logger:          s.log,
+		OnClosed:        func(error) { s.removeSession(sess) },
+	})
+	sess.peer.Bind(sess.conn)
+	s.mu.Lock()
+	s.sessions[sess] = struct{}{}
+	s.mu.Unlock()
+	if s.opts.KeepAlive > 0 {
+		kctx, stop := context.WithCancel(base)
+		sess.stop = stop
+		go peer.KeepAlive(kctx, sess.conn, s.opts.KeepAlive, func(err error) {
+			s.log.Info("mcp server: keepalive failed, closing the session", "session", sess.id, "error", err)
+			go sess.Close()
+		})
+	}
+	context.AfterFunc(ctx, func() { go sess.Close() })
+	return sess
+}
+
+func (s *Server) removeSession(sess *Session) {
+	if sess.stop != nil {
+		sess.stop()
+	}
+	s.mu.Lock()
+	delete(s.sessions, sess)
+	s.mu.Unlock()
+}
+
+// acceptBatch allows JSON-RPC batches only on sessions that negotiated
+// 2025-03-26, the one revision that has them.
+func (sess *Session) acceptBatch() bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.initialized && mcp.AllowsBatch(sess.version)
+}
+
+// ID returns the transport's session id ("" for stdio and memory).
+func (sess *Session) ID() string { return sess.id }
+
+// ProtocolVersion returns the revision negotiated by initialize, or "".
+func (sess *Session) ProtocolVersion() mcp.Version {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.version
+}
+
+// ClientInfo returns what the client said of itself in initialize.
+func (sess *Session) ClientInfo() mcp.Implementation {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.clientInfo
+}
+
+// ClientCapabilities returns the capabilities the client declared in
+// initialize.
+func (sess *Session) ClientCapabilities() mcp.ClientCapabilities {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.clientCaps
+}
+
+func (sess *Session) isInitialized() bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.initialized
+}
+
+// Close ends the session: running requests get up to the drain timeout to
+// finish, then the connection closes.
+func (sess *Session) Close() error { return sess.conn.Close() }
+
+// Wait blocks until the session has ended. It returns nil when the client
+// disconnected or the session was closed.
+func (sess *Session) Wait() error { return sess.conn.Wait() }
+
+// Done returns a channel closed when the session has ended.
+func (sess *Session) Done() <-chan struct{} { return sess.conn.Done() }
+
+// ErrNotSupported is returned when the client did not declare the
+// capability that a server-to-client request needs.
+var ErrNotSupported = errors.New("mcp server: the client does not support this request")
+
+// Ping sends a ping to the client and waits for its answer.
+func (sess *Session) Ping(ctx context.Context) error {
+	return sess.conn.Call(ctx, mcp.MethodPing, nil, nil)
+}
+
+// CreateMessage asks the client to sample its language model. Within a
+// tool, prompt or resource handler, prefer Request.Sample, which also
+// works for stateless requests.
+func (sess *Session) CreateMessage(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	caps := sess.ClientCapabilities()
+	if err := checkSampling(&caps, params); err != nil {
+		return nil, err
+	}
+	return peer.Call[mcp.CreateMessageResult](ctx, sess.conn, mcp.MethodCreateMessage, params)
+}
+
+// Elicit asks the client to ask its user. Within a handler prefer
+// Request.Elicit.
+func (sess *Session) Elicit(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	caps := sess.ClientCapabilities()
+	if err := checkElicit(&caps, params); err != nil {
+		return nil, err
+	}
+	return peer.Call[mcp.ElicitResult](ctx, sess.conn, mcp.MethodElicit, params)
+}
+
+// ListRoots asks the client for its roots. Within a handler prefer
+// Request.ListRoots.
+func (sess *Session) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
+	caps := sess.ClientCapabilities()
+	if caps.Roots == nil {
+		return nil, ErrNotSupported
+	}
+	return peer.Call[mcp.ListRootsResult](ctx, sess.conn, mcp.MethodListRoots, nil)
+}
+
+// Log sends a log message to the client if its level is at or above the
+// level the client set (all messages when it set none).
+func (sess *Session) Log(ctx context.Context, params *mcp.LoggingMessageParams) error {
+	sess.mu.Lock()
+	lvl := sess.logLevel
+	sess.mu.Unlock()
+	if lvl != "" && params.Level.Severity() < lvl.Severity() {
+		return nil
+	}
+	return sess.conn.Notify(ctx, mcp.NotificationLoggingMessage, params)
+}
+
+// subscribed reports whether the session subscribed to uri.
+func (sess *Session) subscribed(uri string) bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	_, ok := sess.subs[uri]
+	return ok
+}

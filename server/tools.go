@@ -1,0 +1,178 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpwire/mcpwire/internal/jsonschema"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// A ToolHandler runs a tool. It returns the tool's result; an error
+// becomes a result with IsError set and the error's text, so that the
+// model sees it, except for a *jsonrpc.Error, which is sent as a protocol
+// error, and for the error of Request.Ask, which ends a modern round.
+// Arguments have been validated against the tool's input schema.
+type ToolHandler func(ctx context.Context, req *Request, params *mcp.CallToolParams) (*mcp.CallToolResult, error)
+
+type toolEntry struct {
+	tool    mcp.Tool
+	handler ToolHandler
+	input   *jsonschema.Schema // validates arguments; nil for none
+}
+
+// AddTool adds a tool with a handler that takes the raw arguments, or
+// replaces the tool of the same name. The tool's InputSchema must be an
+// object schema (nil means any object); arguments are validated against
+// it before the handler runs. Sessions are told the list changed.
+//
+// For tools whose arguments and results are Go types, use the generic
+// function AddTool, which infers the schemas.
+func (s *Server) AddTool(tool *mcp.Tool, h ToolHandler) error {
+	if h == nil {
+		return errors.New("mcp server: AddTool needs a handler")
+	}
+	if err := checkToolName(tool.Name); err != nil {
+		return err
+	}
+	t := *tool
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	in, err := jsonschema.Compile(t.InputSchema, nil)
+	if err != nil {
+		return fmt.Errorf("mcp server: tool %q: input schema: %w", t.Name, err)
+	}
+	if err := requireObjectSchema(t.InputSchema); err != nil {
+		return fmt.Errorf("mcp server: tool %q: input schema: %w", t.Name, err)
+	}
+	if len(t.OutputSchema) > 0 {
+		if _, err := jsonschema.Compile(t.OutputSchema, nil); err != nil {
+			return fmt.Errorf("mcp server: tool %q: output schema: %w", t.Name, err)
+		}
+	}
+	s.mu.Lock()
+	s.tools.set(t.Name, &toolEntry{tool: t, handler: h, input: in})
+	s.mu.Unlock()
+	s.listChanged(mcp.NotificationToolListChanged)
+	return nil
+}
+
+// RemoveTools removes the named tools; sessions are told the list changed
+// if any was removed.
+func (s *Server) RemoveTools(names ...string) {
+	removed := false
+	s.mu.Lock()
+	for _, n := range names {
+		removed = s.tools.remove(n) || removed
+	}
+	s.mu.Unlock()
+	if removed {
+		s.listChanged(mcp.NotificationToolListChanged)
+	}
+}
+
+// Tools returns the tools as listed, in order.
+func (s *Server) Tools() []mcp.Tool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]mcp.Tool, 0, s.tools.len())
+	for _, e := range s.tools.all() {
+		out = append(out, e.tool)
+	}
+	return out
+}
+
+// checkToolName enforces the tool-name rules of 2025-11-25: 1 to 128
+// characters among A-Z a-z 0-9 _ - and '.'.
+func checkToolName(name string) error {
+	if name == "" || len(name) > 128 {
+		return fmt.Errorf("mcp server: a tool name must have 1 to 128 characters, not %d", len(name))
+	}
+	for _, c := range []byte(name) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-', c == '.':
+		default:
+			return fmt.Errorf("mcp server: tool name %q: only A-Z, a-z, 0-9, '_', '-' and '.' are allowed", name)
+		}
+	}
+	return nil
+}
+
+// requireObjectSchema checks that an input schema describes objects.
+func requireObjectSchema(raw json.RawMessage) error {
+	var head struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return err
+	}
+	if head.Type != "object" {
+		return errors.New(`the root must have "type": "object"`)
+	}
+	return nil
+}
+
+func (s *Server) listTools(ctx context.Context, r *Request, p *mcp.ListToolsParams) (any, error) {
+	s.mu.RLock()
+	entries, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	res := &mcp.ListToolsResult{Tools: make([]mcp.Tool, len(entries)), NextCursor: next}
+	for i, e := range entries {
+		res.Tools[i] = e.tool
+	}
+	r.cacheable(&res.ResultType, &res.Meta, &res.TTLMs, &res.CacheScope)
+	return res, nil
+}
+
+func (s *Server) callTool(ctx context.Context, r *Request, p *mcp.CallToolParams) (any, error) {
+	s.mu.RLock()
+	e, ok := s.tools.get(p.Name)
+	s.mu.RUnlock()
+	if !ok {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: unknown tool %q", p.Name)
+	}
+	if len(p.Arguments) == 0 || string(p.Arguments) == "null" {
+		p.Arguments = json.RawMessage(`{}`)
+	}
+	if err := s.startRound(ctx, r, p.Name, p.Arguments, p.RequestState, p.InputResponses); err != nil {
+		return nil, err
+	}
+	var res *mcp.CallToolResult
+	if err := e.input.Validate(p.Arguments); err != nil {
+		res = ErrorResult(fmt.Sprintf("invalid arguments for tool %q: %v", p.Name, err))
+	} else if res, err = e.handler(ctx, r, p); err != nil {
+		if isProtocolError(err) {
+			return nil, err
+		}
+		res = ErrorResult(err.Error())
+	} else if res == nil {
+		res = &mcp.CallToolResult{}
+	}
+	c := *res
+	r.complete(&c.ResultType, &c.Meta)
+	return &c, nil
+}
+
+// isProtocolError tells the errors of a tool handler that are sent as
+// JSON-RPC errors rather than as tool results.
+func isProtocolError(err error) bool {
+	var e *jsonrpc.Error
+	return errors.As(err, &e) || errors.Is(err, ErrInputRequired)
+}
+
+// ErrorResult returns a tool result that reports a failure to the model.
+func ErrorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: mcp.ContentList{&mcp.TextContent{Text: text}}, IsError: true}
+}
+
+// TextResult returns a tool result holding one text block.
+func TextResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: mcp.ContentList{&mcp.TextContent{Text: text}}}
+}
