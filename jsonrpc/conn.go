@@ -110,16 +110,28 @@ type Conn struct {
 
 // state is the connection's bookkeeping, changed only with Conn.mu held.
 type state struct {
-	pending     map[ID]chan *Response // outgoing calls awaiting their response
-	active      map[ID]*incoming      // incoming calls not yet answered, queued or running
-	queue       []*incoming           // messages waiting for the dispatcher, in arrival order
-	running     int                   // calls whose handler is running
-	dispatching bool                  // a dispatcher goroutine is live
-	inline      bool                  // the dispatcher is running a notification or a barrier
-	closing     bool                  // no new work is accepted
-	aborted     bool                  // the drain timeout passed: queued work is dropped
-	inputDone   bool                  // no response can arrive any more
-	cause       error                 // why the connection ended
+	pending     map[ID]chan delivery // outgoing calls awaiting their response
+	active      map[ID]*incoming     // incoming calls not yet answered, queued or running
+	queue       []*incoming          // messages waiting for the dispatcher, in arrival order
+	running     int                  // calls whose handler is running
+	dispatching bool                 // a dispatcher goroutine is live
+	inline      bool                 // the dispatcher is running a notification or a barrier
+	closing     bool                 // no new work is accepted
+	aborted     bool                 // the drain timeout passed: queued work is dropped
+	inputDone   bool                 // no response can arrive any more
+	cause       error                // why the connection ended
+	noteSeq     uint64               // sequence number of the last queued notification
+	doneSeq     uint64               // every queued notification up to this one has been handled
+}
+
+// delivery hands a response to the call waiting for it, with the sequence
+// number of the last notification received before it: the call returns
+// only once that notification has been handled, so that a caller sees the
+// effects of the notifications that preceded the response on the wire
+// (log messages of a tool call, for instance).
+type delivery struct {
+	resp    *Response
+	noteSeq uint64
 }
 
 // incoming is a received request on its way through the engine. It is
@@ -131,7 +143,8 @@ type incoming struct {
 	cancel    context.CancelFunc
 	batch     *batchReply
 	barrier   bool
-	cancelled bool // the peer cancelled it: send no response (Conn.mu)
+	seq       uint64 // a queued notification's sequence number
+	cancelled bool   // the peer cancelled it: send no response (Conn.mu)
 	direct    chan *Response
 }
 
@@ -198,7 +211,7 @@ func newConn(w Writer, opts *Options) *Conn {
 	}
 	c.base, c.cancelBase = context.WithCancel(context.WithValue(o.Context, connKey, c))
 	c.avail = sync.NewCond(&c.mu)
-	c.st.pending = make(map[ID]chan *Response)
+	c.st.pending = make(map[ID]chan delivery)
 	c.st.active = make(map[ID]*incoming)
 	return c
 }
@@ -232,7 +245,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: encoding the params of %s: %w", method, err)
 	}
-	ch := make(chan *Response, 1)
+	ch := make(chan delivery, 1)
 	c.mu.Lock()
 	if c.st.inputDone {
 		c.mu.Unlock()
@@ -246,10 +259,12 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		return nil, err
 	}
 	select {
-	case resp := <-ch:
+	case d := <-ch:
+		resp := d.resp
 		if resp == nil {
 			return nil, ErrClosed
 		}
+		c.awaitNotifications(ctx, d.noteSeq)
 		if resp.Error != nil {
 			return nil, resp.Error
 		}
@@ -260,6 +275,20 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		}
 		return nil, ctx.Err()
 	}
+}
+
+// awaitNotifications waits until the notifications queued up to seq have
+// been handled, except the one whose handler is making the call (and
+// those after it), which would never finish otherwise.
+func (c *Conn) awaitNotifications(ctx context.Context, seq uint64) {
+	if ic, ok := ctx.Value(incomingKey).(*incoming); ok && ic.conn == c && ic.seq > 0 && ic.seq <= seq {
+		seq = ic.seq - 1
+	}
+	c.mu.Lock()
+	for c.st.doneSeq < seq && !c.st.aborted && !c.st.inputDone {
+		c.avail.Wait()
+	}
+	c.mu.Unlock()
 }
 
 // forget drops a pending call; it reports whether the call was pending.
@@ -347,9 +376,10 @@ func (c *Conn) Resolve(resp *Response) bool {
 	c.mu.Lock()
 	ch, ok := c.st.pending[resp.ID]
 	delete(c.st.pending, resp.ID)
+	seq := c.st.noteSeq
 	c.mu.Unlock()
 	if ok {
-		ch <- resp
+		ch <- delivery{resp, seq}
 	} else {
 		c.log.Debug("jsonrpc: response to an unknown call dropped", "id", resp.ID.String())
 	}

@@ -444,3 +444,49 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+func TestCallReturnsAfterPrecedingNotifications(t *testing.T) {
+	var handled atomic.Int32
+	var c *Conn
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		switch req.Method {
+		case "log":
+			time.Sleep(5 * time.Millisecond)
+			handled.Add(1)
+		case "changed":
+			// A notification handler that calls back must not deadlock on
+			// its own ordering guarantee.
+			var out string
+			if err := c.Call(ctx, "ask", nil, &out); err != nil || out != "answer" {
+				t.Errorf("call from a notification handler: %q %v", out, err)
+			}
+			handled.Add(1)
+		}
+		return nil, nil
+	})
+	s := newFrameStream(Limits{})
+	c = NewConn(s, &Options{Handler: h})
+	defer c.Close()
+	done := make(chan error)
+	go func() { done <- c.Call(context.Background(), "work", nil, nil) }()
+	s.recv(t) // the call
+	for range 3 {
+		s.send(t, `{"jsonrpc":"2.0","method":"log"}`)
+	}
+	s.send(t, `{"jsonrpc":"2.0","id":1,"result":null}`)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := handled.Load(); n != 3 {
+		t.Fatalf("Call returned after %d of the 3 notifications before its response", n)
+	}
+	s.send(t, `{"jsonrpc":"2.0","method":"changed"}`)
+	got := s.recv(t) // the handler's call
+	if !strings.Contains(got, `"method":"ask"`) {
+		t.Fatalf("got %s", got)
+	}
+	var m map[string]any
+	json.Unmarshal([]byte(got), &m)
+	s.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":"answer"}`, m["id"]))
+	waitFor(t, func() bool { return handled.Load() == 4 })
+}

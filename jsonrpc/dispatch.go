@@ -32,11 +32,12 @@ func (c *Conn) readLoop() {
 func (c *Conn) readerGone(err error) {
 	c.mu.Lock()
 	pending := c.st.pending
-	c.st.pending = make(map[ID]chan *Response)
+	c.st.pending = make(map[ID]chan delivery)
 	c.st.inputDone = true
+	c.avail.Broadcast()
 	c.mu.Unlock()
 	for _, ch := range pending {
-		ch <- nil
+		ch <- delivery{}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, ErrClosed) {
 		err = io.EOF
@@ -77,6 +78,8 @@ func (c *Conn) receiveRequest(req *Request, batch *batchReply) {
 			c.log.Debug("jsonrpc: notification dropped: closing", "method", req.Method)
 			return
 		}
+		c.st.noteSeq++
+		ic.seq = c.st.noteSeq
 		c.enqueueLocked(ic)
 		c.mu.Unlock()
 		return
@@ -203,6 +206,7 @@ func (c *Conn) dispatch() {
 		}
 		c.avail.Broadcast() // room in the queue
 		if ic.cancelled || c.st.aborted {
+			c.noteDoneLocked(ic)
 			if ic.req.IsCall() {
 				delete(c.st.active, ic.req.ID)
 				if !ic.cancelled {
@@ -231,6 +235,7 @@ func (c *Conn) dispatch() {
 			}
 			c.mu.Lock()
 			c.st.running--
+			c.noteDoneLocked(ic)
 			c.avail.Broadcast()
 			c.mu.Unlock()
 		}
@@ -239,6 +244,13 @@ func (c *Conn) dispatch() {
 	}
 	c.st.dispatching = false
 	c.avail.Broadcast()
+}
+
+// noteDoneLocked records that a queued notification has been handled.
+func (c *Conn) noteDoneLocked(ic *incoming) {
+	if ic.seq > c.st.doneSeq {
+		c.st.doneSeq = ic.seq
+	}
 }
 
 // Serve handles one request received outside the read loop (see
@@ -397,11 +409,12 @@ func (c *Conn) drain() {
 	}
 	c.mu.Lock()
 	pending := c.st.pending
-	c.st.pending = make(map[ID]chan *Response)
+	c.st.pending = make(map[ID]chan delivery)
 	c.st.inputDone = true
+	c.avail.Broadcast()
 	c.mu.Unlock()
 	for _, ch := range pending {
-		ch <- nil
+		ch <- delivery{}
 	}
 	finished := make(chan struct{})
 	go func() { c.wg.Wait(); close(finished) }()

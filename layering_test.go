@@ -1,0 +1,116 @@
+package mcpwire_test
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/mcpwire/mcpwire"
+
+// layers says which packages of the module each package may import (a
+// trailing "/..." covers a subtree). It is the diagram of docs/design.md.
+// A package missing from the table fails the test: add it deliberately.
+var layers = map[string][]string{
+	"":                     {}, // the module's overview (doc.go)
+	"jsonrpc":              {},
+	"mcp":                  {"jsonrpc"},
+	"transport":            {"jsonrpc"},
+	"transport/stdio":      {"transport", "mcp", "jsonrpc"},
+	"transport/memory":     {"transport", "mcp", "jsonrpc"},
+	"transport/command":    {"transport", "mcp", "jsonrpc"},
+	"transport/streamable": {"transport", "mcp", "jsonrpc"},
+	"transport/sse":        {"transport", "mcp", "jsonrpc"},
+	"internal/jsonschema":  {},
+	"internal/peer":        {"mcp", "transport", "jsonrpc"},
+	"server":               {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
+	"client":               {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
+	"auth":                 {"mcp", "jsonrpc"},
+	"store":                {"mcp", "jsonrpc"},
+	"store/redis":          {"store", "mcp", "jsonrpc"},
+	"mcptest":              {"server", "client", "transport/...", "mcp", "jsonrpc"},
+	"internal/cli":         {"server", "client", "transport/...", "auth", "store/...", "mcp", "jsonrpc", "internal/jsonschema"},
+	"cmd/mcpwire":          {"internal/cli"},
+}
+
+// public packages, which examples and conformance programs may use.
+var public = []string{"jsonrpc", "mcp", "transport/...", "server", "client", "auth", "store/...", "mcptest"}
+
+// stdlibOnly lists packages that may import nothing outside the standard
+// library and the module: the core every user links.
+var stdlibOnly = []string{"jsonrpc", "mcp", "transport", "transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "internal/peer"}
+
+func matches(pkg string, patterns []string) bool {
+	for _, p := range patterns {
+		if p == pkg || strings.HasSuffix(p, "/...") && (pkg == strings.TrimSuffix(p, "/...") || strings.HasPrefix(pkg, strings.TrimSuffix(p, "...")) || p == "transport/..." && pkg == "transport") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	n := 0
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
+		n++
+		allowed, known := layers[pkg]
+		top, _, _ := strings.Cut(pkg, "/")
+		programs := top == "examples" || top == "conformance"
+		if !known && !programs {
+			t.Errorf("package %s is not in the layering table of layering_test.go", pkg)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if own, ok := strings.CutPrefix(imp, module+"/"); ok {
+				switch {
+				case programs && !matches(own, public):
+					t.Errorf("%s imports %s: examples and conformance programs use public packages only", pkg, own)
+				case !programs && !matches(own, allowed):
+					t.Errorf("%s imports %s, which the layering forbids (allowed: %v)", pkg, own, allowed)
+				}
+				continue
+			}
+			first, _, _ := strings.Cut(imp, "/")
+			if strings.Contains(first, ".") && slices.Contains(stdlibOnly, pkg) {
+				t.Errorf("%s imports %s: the core imports only the standard library", pkg, imp)
+			}
+			if strings.Contains(first, ".") && !strings.HasPrefix(pkg, "auth") && !programs && pkg != "internal/cli" &&
+				(strings.Contains(imp, "oauth2") || strings.Contains(imp, "jwt") || strings.Contains(imp, "go-jose") || strings.Contains(path.Dir(imp), "opentelemetry")) {
+				t.Errorf("%s imports %s: authorization and telemetry libraries stay out of the core", pkg, imp)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("go list listed no packages")
+	}
+}
+
+func TestLayeringPatterns(t *testing.T) {
+	for _, tc := range []struct {
+		pkg      string
+		patterns []string
+		want     bool
+	}{
+		{"mcp", []string{"mcp"}, true},
+		{"mcpx", []string{"mcp"}, false},
+		{"transport/stdio", []string{"transport/..."}, true},
+		{"transport", []string{"transport/..."}, true},
+		{"transportx", []string{"transport/..."}, false},
+		{"server", []string{"client", "mcp"}, false},
+	} {
+		if got := matches(tc.pkg, tc.patterns); got != tc.want {
+			t.Errorf("matches(%q, %v) = %v", tc.pkg, tc.patterns, got)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+// Package server builds MCP servers: tools, resources, resource templates,
+// prompts and completions, served to any number of clients over any
+// transport, in every protocol revision from 2024-11-05 to 2026-07-28.
+//
+// # A server in a few lines
+//
+//	srv := server.New(mcp.Implementation{Name: "weather", Version: "1.0.0"}, nil)
+//
+//	type Args struct {
+//		City string `json:"city" jsonschema:"the city to look up"`
+//	}
+//	server.AddTool(srv, &mcp.Tool{Name: "forecast", Description: "Tomorrow's weather"},
+//		func(ctx context.Context, req *server.Request, in Args) (string, error) {
+//			return "Sunny in " + in.City, nil
+//		})
+//
+//	err := srv.Run(ctx, stdio.New(nil)) // or Connect, or an HTTP handler
+//
+// The generic AddTool infers the input schema from Args (and an output
+// schema from a struct result), validates the arguments before the
+// handler runs, and turns a handler's error into a result with isError set,
+// so that the model sees it. Server.AddTool takes a raw schema instead.
+//
+// # One server, every revision
+//
+// MCP has two eras. Up to 2025-11-25 a client opens a session with
+// initialize; the session holds the negotiated revision, the client's
+// capabilities and its log level, and the server may send requests to the
+// client (sampling, elicitation, roots). From 2026-07-28 there is no
+// session: every request carries its revision, capabilities and client
+// info in _meta, and a server that needs something from the client answers
+// input_required and lets the client retry with the answer (multi
+// round-trip requests, MRTR).
+//
+// A Server serves both at once, deciding per message: a request whose
+// _meta names a protocol version is served statelessly; anything else
+// belongs to its session. Handlers do not care: Request gives them the
+// client's capabilities and a way to ask questions that works in both
+// eras.
+//
+// # Asking the client: re-entrant handlers
+//
+// Request.Elicit, Request.Sample, Request.ListRoots and Request.Ask put
+// questions to the client. In a legacy session they are requests to the
+// client and return its answer. In the modern era the first run of the
+// handler stops at the first unanswered question: Ask returns an error
+// matching ErrInputRequired, which the handler must return as it is; the
+// server answers input_required with the question and a sealed
+// requestState holding the answers so far; the client retries with the
+// answer, and the handler runs again from the start, this time getting
+// the answers it needs. So a handler that asks questions must:
+//
+//   - ask the same questions, with the same keys, in the same order, each
+//     time it runs with the same arguments;
+//   - do nothing before its last question that it cannot safely do again
+//     (or make it idempotent): side effects belong after the answers;
+//   - return the error of Ask unchanged, wrapped at most with %w.
+//
+// The requestState is sealed with HMAC-SHA256 and bound to the request
+// (method, name, arguments), to an expiry and, with Options.Principal, to
+// the user; servers behind a load balancer share Options.RequestStateKeys
+// so that any instance can continue a round that another began.
+//
+// # Errors
+//
+// A tool's failures are results (IsError), never protocol errors. A
+// handler that returns a *jsonrpc.Error chooses the protocol error instead:
+// use it for what is not the tool's failure but the request's (for example
+// mcp.ResourceNotFoundError from a resource handler, which the server
+// sends with the code of the request's era).
+//
+// # Concurrency
+//
+// A session handles requests concurrently (Options.MaxConcurrency),
+// notifications in order, and initialize as a barrier; cancellation from
+// the client cancels the handler's context. Adding or removing features
+// while serving is safe; connected clients are told the lists changed.
+package server

@@ -1,0 +1,75 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/transport/memory"
+)
+
+// A typed tool: the input schema is inferred from the argument type, and
+// the client calls it over an in-memory connection.
+func ExampleAddTool() {
+	srv := server.New(mcp.Implementation{Name: "calc", Version: "1.0.0"}, nil)
+	type Args struct {
+		A int `json:"a" jsonschema:"first addend"`
+		B int `json:"b" jsonschema:"second addend"`
+	}
+	server.AddTool(srv, &mcp.Tool{Name: "add", Description: "Adds two integers"},
+		func(ctx context.Context, req *server.Request, in Args) (string, error) {
+			return fmt.Sprint(in.A + in.B), nil
+		})
+
+	ctx := context.Background()
+	ct, st := memory.NewPair(nil)
+	srv.Connect(ctx, st)
+	sess, _ := client.New(mcp.Implementation{Name: "example", Version: "1"}, nil).Connect(ctx, ct)
+	defer sess.Close()
+
+	res, _ := sess.CallTool(ctx, &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":2,"b":3}`)})
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	res, _ = sess.CallTool(ctx, &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":"two"}`)})
+	fmt.Println(res.IsError)
+	// Output:
+	// 5
+	// true
+}
+
+// A tool that asks the user a question works in both protocol eras: here
+// the client speaks 2026-07-28, so the question travels as an
+// input_required round that the client answers and retries.
+func ExampleRequest_Elicit() {
+	srv := server.New(mcp.Implementation{Name: "greeter", Version: "1.0.0"}, nil)
+	server.AddTool(srv, &mcp.Tool{Name: "greet", Description: "Greets the user by name"},
+		func(ctx context.Context, req *server.Request, _ struct{}) (string, error) {
+			answer, err := req.Elicit(ctx, &mcp.ElicitParams{
+				Message:         "What is your name?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
+			})
+			if err != nil {
+				return "", err // ends the round in the modern era: return it as is
+			}
+			if answer.Action != mcp.ElicitAccept {
+				return "Hello, stranger.", nil
+			}
+			return fmt.Sprintf("Hello, %s.", answer.Content["name"]), nil
+		})
+
+	ctx := context.Background()
+	ct, st := memory.NewPair(nil)
+	srv.Connect(ctx, st)
+	c := client.New(mcp.Implementation{Name: "example", Version: "1"}, &client.Options{
+		Elicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: map[string]any{"name": "Ada"}}, nil
+		},
+	})
+	sess, _ := c.Connect(ctx, ct)
+	defer sess.Close()
+	res, _ := sess.CallTool(ctx, &mcp.CallToolParams{Name: "greet"})
+	fmt.Println(sess.ProtocolVersion(), res.Content[0].(*mcp.TextContent).Text)
+	// Output: 2026-07-28 Hello, Ada.
+}
