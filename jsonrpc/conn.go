@@ -146,6 +146,7 @@ type incoming struct {
 	seq       uint64 // a queued notification's sequence number
 	cancelled bool   // the peer cancelled it: send no response (Conn.mu)
 	direct    chan *Response
+	detached  bool // handed to Serve: runs under its caller's context
 }
 
 // Value makes an incoming request's context answer ConnFromContext and
@@ -160,7 +161,12 @@ func (ic *incoming) Value(key any) any {
 	if ic.Context == nil {
 		return nil
 	}
-	return ic.Context.Value(key)
+	if v := ic.Context.Value(key); v != nil || !ic.detached {
+		return v
+	}
+	// A request handed to Serve runs under its caller's context; values
+	// it lacks come from the connection's Options.Context.
+	return ic.conn.base.Value(key)
 }
 
 // NewConn starts a connection over s: it reads messages from s until s

@@ -260,7 +260,7 @@ func (c *Conn) noteDoneLocked(ic *incoming) {
 // are refused with CodeOverloaded; there is no queue and no ordering
 // between concurrent Serve calls.
 func (c *Conn) Serve(ctx context.Context, req *Request) *Response {
-	ic := &incoming{conn: c, req: req}
+	ic := &incoming{conn: c, req: req, detached: true}
 	if !req.IsCall() {
 		if c.preempter != nil && c.preempter.Preempt(ctx, req) {
 			return nil
@@ -298,9 +298,9 @@ func (c *Conn) Serve(ctx context.Context, req *Request) *Response {
 		return nil
 	}
 	ic.Context, ic.cancel = context.WithCancel(ctx)
+	ic.direct = make(chan *Response, 1)
 	c.st.active[req.ID] = ic
 	c.mu.Unlock()
-	ic.direct = make(chan *Response, 1)
 	res, err := c.handle(ic)
 	c.finishCall(ic, res, err)
 	return <-ic.direct

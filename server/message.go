@@ -1,0 +1,94 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/transport"
+)
+
+// The server is what message-per-request transports (HTTP) drive.
+var _ transport.MessageServer = (*Server)(nil)
+
+// Open starts a legacy session whose messages to the client go to w; see
+// transport.MessageServer. The session has no read loop: the transport
+// hands it each message (Serve, Resolve), and it holds no goroutine while
+// idle.
+func (s *Server) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) transport.ServerSession {
+	sess := &Session{server: s, id: sessionID}
+	base := context.WithValue(context.WithoutCancel(ctx), sessionKey{}, sess)
+	sess.conn = jsonrpc.NewDirectConn(w, &jsonrpc.Options{
+		Handler:         s.handler,
+		Preempter:       &sess.peer,
+		OnCallAbandoned: sess.peer.SendCancelled,
+		MaxConcurrency:  s.opts.MaxConcurrency,
+		Context:         base,
+		Logger:          s.log,
+		OnClosed:        func(error) { s.removeSession(sess) },
+	})
+	sess.peer.Bind(sess.conn)
+	s.mu.Lock()
+	s.sessions[sess] = struct{}{}
+	s.mu.Unlock()
+	return messageSession{sess}
+}
+
+// messageSession adapts a Session to transport.ServerSession.
+type messageSession struct{ *Session }
+
+func (m messageSession) Serve(ctx context.Context, req *jsonrpc.Request) *jsonrpc.Response {
+	return m.conn.Serve(ctx, req)
+}
+
+func (m messageSession) Resolve(resp *jsonrpc.Response) bool { return m.conn.Resolve(resp) }
+
+func (m messageSession) ProtocolVersion() string { return string(m.Session.ProtocolVersion()) }
+
+// ServeStateless answers one modern request without a session; see
+// transport.MessageServer.
+func (s *Server) ServeStateless(ctx context.Context, req *jsonrpc.Request, w jsonrpc.Writer) (resp *jsonrpc.Response) {
+	if req.IsCall() {
+		ctx = jsonrpc.WithIncomingID(ctx, req.ID)
+	}
+	ctx = withOutbound(ctx, writerOutbound{w})
+	res, err := s.handleRecovered(ctx, req)
+	if !req.IsCall() {
+		return nil
+	}
+	resp, merr := jsonrpc.NewResponse(req.ID, res, err)
+	if merr != nil {
+		s.log.Error("mcp server: result cannot be encoded", "method", req.Method, "error", merr)
+		resp = &jsonrpc.Response{ID: req.ID, Error: jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: the result cannot be encoded: %v", merr)}
+	}
+	return resp
+}
+
+// handleRecovered runs the server's handler, turning a panic into an
+// internal error.
+func (s *Server) handleRecovered(ctx context.Context, req *jsonrpc.Request) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("mcp server: handler panicked", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
+			err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: the handler for %q failed", req.Method)
+		}
+	}()
+	return s.handler.Handle(ctx, req)
+}
+
+// writerOutbound sends a stateless request's notifications to the writer
+// of its response stream. A stateless request cannot send requests.
+type writerOutbound struct{ w jsonrpc.Writer }
+
+func (o writerOutbound) Notify(ctx context.Context, method string, params any) error {
+	n, err := jsonrpc.NewNotification(method, params)
+	if err != nil {
+		return err
+	}
+	return o.w.Write(ctx, n)
+}
+
+func (o writerOutbound) Call(ctx context.Context, method string, params, result any) error {
+	return fmt.Errorf("mcp server: a stateless request cannot send %s to the client", method)
+}

@@ -1,0 +1,182 @@
+// Package sse reads and writes Server-Sent Events
+// (https://html.spec.whatwg.org/multipage/server-sent-events.html), as the
+// Streamable HTTP and legacy HTTP+SSE transports of MCP use them: each
+// event carries at most one JSON-RPC message on one data line, an optional
+// id (for resumption with Last-Event-ID) and an optional retry delay.
+package sse
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// An Event is one server-sent event.
+type Event struct {
+	// ID is the event id ("" for none). Clients resume after it.
+	ID string
+	// Name is the event type ("" means "message").
+	Name string
+	// Data is the event's data; lines are joined with '\n'.
+	Data []byte
+	// Retry is the reconnection delay the server asks for, in
+	// milliseconds; -1 when the event has no retry field.
+	Retry int
+}
+
+// Write writes ev to w. Data may not contain "\r"; each "\n" starts a new
+// data line. An event with no id, name, retry or data writes an empty
+// data line, which is still an event.
+func Write(w io.Writer, ev Event) error {
+	var b bytes.Buffer
+	b.Grow(len(ev.Data) + 64)
+	if ev.ID != "" {
+		if strings.ContainsAny(ev.ID, "\r\n\x00") {
+			return errors.New("sse: event id contains a line break or NUL")
+		}
+		b.WriteString("id: ")
+		b.WriteString(ev.ID)
+		b.WriteByte('\n')
+	}
+	if ev.Name != "" {
+		if strings.ContainsAny(ev.Name, "\r\n") {
+			return errors.New("sse: event name contains a line break")
+		}
+		b.WriteString("event: ")
+		b.WriteString(ev.Name)
+		b.WriteByte('\n')
+	}
+	if ev.Retry >= 0 {
+		b.WriteString("retry: ")
+		b.WriteString(strconv.Itoa(ev.Retry))
+		b.WriteByte('\n')
+	}
+	if bytes.IndexByte(ev.Data, '\r') >= 0 {
+		return errors.New("sse: event data contains a carriage return")
+	}
+	data := ev.Data
+	for {
+		line, rest, more := bytes.Cut(data, []byte{'\n'})
+		b.WriteString("data: ")
+		b.Write(line)
+		b.WriteByte('\n')
+		if !more {
+			break
+		}
+		data = rest
+	}
+	b.WriteByte('\n')
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteComment writes a comment line, which clients ignore; servers send
+// them as keepalives.
+func WriteComment(w io.Writer, text string) error {
+	_, err := io.WriteString(w, ": "+strings.NewReplacer("\r", " ", "\n", " ").Replace(text)+"\n\n")
+	return err
+}
+
+// ErrTooLarge is returned by Reader.Next for an event larger than the
+// reader's limit.
+var ErrTooLarge = errors.New("sse: event too large")
+
+// A Reader reads events from a stream.
+type Reader struct {
+	r   *bufio.Reader
+	max int
+	// LastID is the id of the last event read that had one: the value to
+	// send as Last-Event-ID when reconnecting.
+	LastID string
+}
+
+// NewReader returns a reader of events from r; an event (all its lines)
+// may hold at most max bytes.
+func NewReader(r io.Reader, max int) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, 4096), max: max}
+}
+
+// Next returns the next event. Comments are skipped; an event made only of
+// comments is not returned. It returns io.EOF at the end of the stream
+// (an unterminated last event is dropped, as the specification says).
+func (r *Reader) Next() (Event, error) {
+	ev := Event{Retry: -1}
+	var data []byte
+	hasData, hasField := false, false
+	size := 0
+	for {
+		line, err := r.readLine(r.max - size)
+		if err != nil {
+			return Event{}, err
+		}
+		size += len(line) + 1
+		if len(line) == 0 {
+			if !hasField {
+				continue
+			}
+			if hasData {
+				ev.Data = data
+			}
+			return ev, nil
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value, _ := strings.Cut(string(line), ":")
+		value = strings.TrimPrefix(value, " ")
+		hasField = true
+		switch field {
+		case "data":
+			if hasData {
+				data = append(data, '\n')
+			} else {
+				data = make([]byte, 0, len(value))
+			}
+			data = append(data, value...)
+			hasData = true
+		case "id":
+			if !strings.ContainsRune(value, 0) {
+				ev.ID = value
+				r.LastID = value
+			}
+		case "event":
+			ev.Name = value
+		case "retry":
+			if n, err := strconv.Atoi(value); err == nil && n >= 0 {
+				ev.Retry = n
+			}
+		}
+	}
+}
+
+// readLine reads one line (without its terminator: \n, \r\n or \r), of
+// at most max bytes.
+func (r *Reader) readLine(max int) ([]byte, error) {
+	var line []byte
+	for {
+		c, err := r.r.ReadByte()
+		if err != nil {
+			if err == io.EOF && len(line) > 0 {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		switch c {
+		case '\n':
+			return line, nil
+		case '\r':
+			if next, err := r.r.Peek(1); err == nil && next[0] == '\n' {
+				r.r.ReadByte()
+			}
+			return line, nil
+		}
+		if len(line) >= max {
+			return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
+		}
+		line = append(line, c)
+	}
+}

@@ -1,0 +1,47 @@
+package transport
+
+import (
+	"context"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+)
+
+// A MessageServer is what an MCP server offers to transports that receive
+// each message on its own, such as HTTP, where every client message is a
+// request of its own and the server's messages go out on whichever stream
+// they belong to. *server.Server implements it.
+//
+// Legacy clients (revisions up to 2025-11-25) get a session each (Open);
+// modern requests (2026-07-28) are served without one (ServeStateless).
+type MessageServer interface {
+	// Open starts a legacy session. The server's own messages for the
+	// session (notifications, and requests to the client) are written to
+	// w, with the context of the request they relate to, if any (see
+	// jsonrpc.IncomingID), so that w can send them on that request's
+	// stream.
+	Open(ctx context.Context, sessionID string, w jsonrpc.Writer) ServerSession
+	// ServeStateless answers one modern request or notification (nil
+	// response). The request's notifications (progress, log messages) are
+	// written to w while it runs. Cancelling ctx cancels the request.
+	ServeStateless(ctx context.Context, req *jsonrpc.Request, w jsonrpc.Writer) *jsonrpc.Response
+}
+
+// A ServerSession is one legacy session driven message by message.
+type ServerSession interface {
+	// Serve handles a request or notification from the client in the
+	// caller's goroutine and returns the response to a call (nil for a
+	// notification, or for a call the client cancelled). ctx is the parent
+	// of the handler's context; for legacy sessions a dropped connection
+	// is not a cancellation, so transports pass a context that outlives
+	// the HTTP request.
+	Serve(ctx context.Context, req *jsonrpc.Request) *jsonrpc.Response
+	// Resolve delivers the client's response to a request of the server;
+	// it reports whether a request was waiting for it.
+	Resolve(resp *jsonrpc.Response) bool
+	// ProtocolVersion returns the revision negotiated by initialize ("").
+	ProtocolVersion() string
+	// Close ends the session.
+	Close() error
+	// Done is closed when the session has ended.
+	Done() <-chan struct{}
+}
