@@ -42,11 +42,8 @@ func (s *Server) AddTool(tool *mcp.Tool, h ToolHandler) error {
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	in, err := jsonschema.Compile(t.InputSchema, nil)
+	in, err := jsonschema.Compile(t.InputSchema, &jsonschema.CompileOptions{ObjectRoot: true})
 	if err != nil {
-		return fmt.Errorf("mcp server: tool %q: input schema: %w", t.Name, err)
-	}
-	if err := requireObjectSchema(t.InputSchema); err != nil {
 		return fmt.Errorf("mcp server: tool %q: input schema: %w", t.Name, err)
 	}
 	if len(t.OutputSchema) > 0 {
@@ -102,20 +99,6 @@ func checkToolName(name string) error {
 	return nil
 }
 
-// requireObjectSchema checks that an input schema describes objects.
-func requireObjectSchema(raw json.RawMessage) error {
-	var head struct {
-		Type any `json:"type"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return err
-	}
-	if head.Type != "object" {
-		return errors.New(`the root must have "type": "object"`)
-	}
-	return nil
-}
-
 func (s *Server) listTools(ctx context.Context, r *Request, p *mcp.ListToolsParams) (any, error) {
 	s.mu.RLock()
 	entries, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
@@ -146,7 +129,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *mcp.CallToolParams
 	}
 	var res *mcp.CallToolResult
 	if err := e.input.Validate(p.Arguments); err != nil {
-		res = ErrorResult(fmt.Sprintf("invalid arguments for tool %q: %v", p.Name, err))
+		res = ErrorResult(fmt.Sprintf("invalid arguments for tool %q: %s", p.Name, validationMessage(err, "arguments")))
 	} else if res, err = e.handler(ctx, r, p); err != nil {
 		if isProtocolError(err) {
 			return nil, err
@@ -175,4 +158,14 @@ func ErrorResult(text string) *mcp.CallToolResult {
 // TextResult returns a tool result holding one text block.
 func TextResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: mcp.ContentList{&mcp.TextContent{Text: text}}}
+}
+
+// validationMessage words a validation error for the model, naming the
+// instance root.
+func validationMessage(err error, root string) string {
+	var verr *jsonschema.ValidationError
+	if errors.As(err, &verr) {
+		return verr.Message(root)
+	}
+	return err.Error()
 }

@@ -86,7 +86,7 @@ func AddTool[In, Out any](s *Server, tool *mcp.Tool, h TypedToolHandler[In, Out]
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: tool %q: encoding the result: %v", p.Name, err)
 		}
 		if err := output.Validate(raw); err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: tool %q: the result does not match the output schema: %v", p.Name, err)
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: tool %q: the result does not match the output schema: %s", p.Name, validationMessage(err, "structuredContent"))
 		}
 		return &mcp.CallToolResult{
 			Content:           mcp.ContentList{&mcp.TextContent{Text: string(raw)}},
