@@ -22,9 +22,10 @@ type Writer interface {
 }
 
 // A Stream is a bidirectional message stream: what a transport provides.
-// Read returns io.EOF when the peer has closed the stream, and a
-// *DecodeError for a frame that is not a valid message (the engine
-// answers it and reads on). Close unblocks a pending Read.
+// Read returns io.EOF when the peer has closed the stream, ErrClosed after
+// a local Close, and a *DecodeError for a frame that is not a valid
+// message (the engine answers it and reads on). Close unblocks a pending
+// Read.
 type Stream interface {
 	Writer
 	Read(ctx context.Context) (Message, error)

@@ -490,3 +490,19 @@ func TestCallReturnsAfterPrecedingNotifications(t *testing.T) {
 	s.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":"answer"}`, m["id"]))
 	waitFor(t, func() bool { return handled.Load() == 4 })
 }
+
+// Regression: a response written while the input ends must not be lost to
+// the drain closing the stream first.
+func TestResponseNotLostAtEndOfInput(t *testing.T) {
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) { return "ok", nil })
+	for i := range 300 {
+		s := newFrameStream(Limits{})
+		c := NewConn(s, &Options{Handler: h})
+		s.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"m"}`, i))
+		close(s.in)
+		c.Wait()
+		if len(s.out) != 1 {
+			t.Fatalf("run %d: the response was lost", i)
+		}
+	}
+}

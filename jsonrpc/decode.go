@@ -82,7 +82,7 @@ func (dec *Decoder) Decode(data []byte) (Message, error) {
 		lim = &dec.limits
 	}
 	if max := lim.MessageSize(); len(data) > max {
-		return nil, &DecodeError{Err: Errorf(CodeInvalidRequest, "message of %d bytes exceeds the limit of %d bytes", len(data), max)}
+		return nil, &DecodeError{Err: Errorf(CodeInvalidRequest, "Invalid Request: message of %d bytes exceeds the limit of %d bytes", len(data), max)}
 	}
 	kp := keysPool.Get().(*[]keySpan)
 	d := scanner{data: data, maxDepth: lim.Depth(), dec: dec, keys: (*kp)[:0]}

@@ -122,19 +122,24 @@ func (c *Conn) startLocked(ic *incoming) {
 
 // finishCall records the end of a call's handler and answers it, unless
 // the peer cancelled it.
+//
+// The response is sent before the call stops counting as running, so that
+// a drain (at the end of the input, or Close) waits for it to be written.
 func (c *Conn) finishCall(ic *incoming, res any, err error) {
 	ic.cancel()
 	c.mu.Lock()
-	delete(c.st.active, ic.req.ID)
-	c.st.running--
 	cancelled := ic.cancelled
-	c.avail.Broadcast()
+	delete(c.st.active, ic.req.ID) // the id may be used again at once
 	c.mu.Unlock()
 	var resp *Response
 	if !cancelled {
 		resp = c.response(ic.req.ID, res, err)
 	}
 	c.complete(ic, resp)
+	c.mu.Lock()
+	c.st.running--
+	c.avail.Broadcast()
+	c.mu.Unlock()
 }
 
 // response builds the response to a call from its handler's outcome.

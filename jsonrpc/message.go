@@ -39,7 +39,7 @@ type Response struct {
 
 // A Batch is several messages sent as one JSON array (JSON-RPC §6).
 // Whether a batch is allowed at all is for the protocol above to decide
-// (MCP allows it only in revision 2025-03-26); see Options.AllowBatch.
+// (MCP allows it only in revision 2025-03-26); see Options.AcceptBatch.
 type Batch struct {
 	// Messages holds the members that are valid messages, in order.
 	Messages []Message

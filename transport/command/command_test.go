@@ -1,0 +1,359 @@
+package command
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+)
+
+// logStore records what the stderr logger receives.
+type logStore struct {
+	mu   sync.Mutex
+	recs []map[string]string
+}
+
+type logHandler struct {
+	store *logStore
+	attrs []slog.Attr
+}
+
+func newLogger() (*slog.Logger, *logStore) {
+	s := &logStore{}
+	return slog.New(&logHandler{store: s}), s
+}
+
+func (h *logHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *logHandler) Handle(_ context.Context, r slog.Record) error {
+	m := map[string]string{"msg": r.Message, "level": r.Level.String()}
+	for _, a := range h.attrs {
+		m[a.Key] = a.Value.String()
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		m[a.Key] = a.Value.String()
+		return true
+	})
+	h.store.mu.Lock()
+	h.store.recs = append(h.store.recs, m)
+	h.store.mu.Unlock()
+	return nil
+}
+
+func (h *logHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &logHandler{store: h.store, attrs: append(slices.Clip(h.attrs), as...)}
+}
+
+func (h *logHandler) WithGroup(string) slog.Handler { return h }
+
+// find returns the record of the stderr line that starts with prefix.
+func (s *logStore) find(prefix string) map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.recs {
+		if strings.HasPrefix(r["line"], prefix) {
+			return r
+		}
+	}
+	return nil
+}
+
+// wait waits for the stderr line that starts with prefix.
+func (s *logStore) wait(t *testing.T, prefix string) map[string]string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if r := s.find(prefix); r != nil {
+			return r
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("no stderr line %q was logged", prefix)
+	return nil
+}
+
+func start(t *testing.T, mode string, opts *Options) *Conn {
+	t.Helper()
+	c, err := New(child(mode), opts).Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func readCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestCallAndGracefulShutdown(t *testing.T) {
+	log, logs := newLogger()
+	c := start(t, "echo", &Options{Logger: log})
+	ctx := readCtx(t)
+	if err := c.Write(ctx, &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "echo", Params: json.RawMessage(`{"x":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := m.(*jsonrpc.Response); !ok || string(r.Result) != `{"x":1}` {
+		t.Fatalf("response = %#v", m)
+	}
+
+	rec := logs.wait(t, "echo: ready")
+	if rec["msg"] != "stderr" || rec["level"] != "INFO" || rec["pid"] != strconv.Itoa(c.Pid()) || !strings.HasPrefix(rec["command"], "command.test") {
+		t.Errorf("stderr record = %v", rec)
+	}
+
+	begin := time.Now()
+	if err := c.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+	if d := time.Since(begin); d >= DefaultTerminateTimeout {
+		t.Errorf("Close took %v: the server exits when its stdin closes", d)
+	}
+	select {
+	case <-c.Exited():
+	default:
+		t.Error("Close returned before the process was reaped")
+	}
+	if logs.find("echo: bye") == nil {
+		t.Error("the server's last stderr line was lost")
+	}
+	if err := c.ExitError(); err != nil {
+		t.Errorf("ExitError = %v", err)
+	}
+	if _, err := c.Read(ctx); err != jsonrpc.ErrClosed {
+		t.Errorf("Read after Close = %v", err)
+	}
+}
+
+func TestUnderJSONRPCConn(t *testing.T) {
+	c := start(t, "echo", nil)
+	rc := jsonrpc.NewConn(c, nil)
+	var got []string
+	if err := rc.Call(readCtx(t), "echo", []string{"hi"}, &got); err != nil || len(got) != 1 || got[0] != "hi" {
+		t.Fatalf("Call = %v, %v", got, err)
+	}
+	rc.Close()
+	<-c.Exited()
+}
+
+func TestServerFailureIsReported(t *testing.T) {
+	c := start(t, "fail", nil)
+	if _, err := c.Read(readCtx(t)); err != io.EOF {
+		t.Fatalf("Read = %v, want io.EOF", err)
+	}
+	err := c.ExitError()
+	var ee *ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("ExitError = %v, want an *ExitError", err)
+	}
+	if ee.ExitCode() != 1 || !slices.Equal(ee.Stderr, []string{"starting", "fatal: no configuration"}) {
+		t.Errorf("ExitError = %+v", ee)
+	}
+	want := "exited with status 1; the end of its stderr:\n\tstarting\n\tfatal: no configuration"
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("message %q does not contain %q", err, want)
+	}
+	if err := c.Close(); !errors.As(err, &ee) {
+		t.Errorf("Close = %v, want the *ExitError", err)
+	}
+}
+
+func TestOutputWrittenBeforeExitIsRead(t *testing.T) {
+	c := start(t, "notify-exit", nil)
+	<-c.Exited() // read only after the process is gone
+	ctx := readCtx(t)
+	m, err := c.Read(ctx)
+	if r, ok := m.(*jsonrpc.Request); err != nil || !ok || r.Method != "notifications/message" {
+		t.Fatalf("Read = %v, %v", m, err)
+	}
+	if _, err := c.Read(ctx); err != io.EOF {
+		t.Fatalf("Read = %v, want io.EOF", err)
+	}
+	if err := c.ExitError(); err != nil {
+		t.Errorf("ExitError = %v", err)
+	}
+}
+
+func TestSIGTERMWhenStdinIsIgnored(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM")
+	}
+	log, logs := newLogger()
+	const term = 200 * time.Millisecond
+	c := start(t, "ignore-eof", &Options{Logger: log, TerminateTimeout: term, KillTimeout: 10 * time.Second})
+	logs.wait(t, "ready")
+	begin := time.Now()
+	if err := c.Close(); err != nil {
+		t.Errorf("Close = %v, want nil: the server exited because we asked", err)
+	}
+	d := time.Since(begin)
+	if d < term || d > 5*time.Second {
+		t.Errorf("Close took %v, want a little more than %v", d, term)
+	}
+	if logs.find("got SIGTERM") == nil {
+		t.Error("the server did not get SIGTERM")
+	}
+	if code := c.cmd.ProcessState.ExitCode(); code != 3 {
+		t.Errorf("exit code = %d, want 3 (the child's answer to SIGTERM)", code)
+	}
+	if err := c.ExitError(); err != nil {
+		t.Errorf("ExitError = %v", err)
+	}
+}
+
+func TestSIGKILLWhenSIGTERMIsIgnored(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM")
+	}
+	log, logs := newLogger()
+	c := start(t, "ignore-term", &Options{Logger: log, TerminateTimeout: 100 * time.Millisecond, KillTimeout: 200 * time.Millisecond})
+	logs.wait(t, "ready")
+	begin := time.Now()
+	if err := c.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+	if d := time.Since(begin); d < 300*time.Millisecond {
+		t.Errorf("Close took %v, want the two timeouts at least", d)
+	}
+	if st := c.cmd.ProcessState.String(); st != "signal: killed" {
+		t.Errorf("process state = %s, want killed", st)
+	}
+}
+
+func TestStderrLinesAreBounded(t *testing.T) {
+	log, logs := newLogger()
+	c := start(t, "long-stderr", &Options{Logger: log, MaxStderrLine: 101})
+	short := logs.wait(t, "short")
+	long := logs.wait(t, "é")
+	if len(long["line"]) != 100 || long["truncated"] != "true" {
+		t.Errorf("long line logged as %d bytes %q, truncated=%s; want 100 bytes (50 runes) and truncated", len(long["line"]), long["line"], long["truncated"])
+	}
+	if short["line"] != "short" || short["truncated"] != "" {
+		t.Errorf("short line = %v", short)
+	}
+	c.Close()
+}
+
+func TestLeftoverGrandchildDoesNotHang(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the grace period")
+	}
+	log, logs := newLogger()
+	c := start(t, "grandchild", &Options{Logger: log})
+	begin := time.Now()
+	_, err := c.Read(readCtx(t))
+	if pid, _ := strconv.Atoi(strings.TrimPrefix(logs.wait(t, "grandchild ")["line"], "grandchild ")); pid > 0 {
+		if p, err := os.FindProcess(pid); err == nil {
+			defer p.Kill()
+		}
+	}
+	if err != io.EOF {
+		t.Fatalf("Read = %v, want io.EOF although a grandchild holds stdout", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+	// The grandchild lives 30s; the grace periods are 1s each.
+	if d := time.Since(begin); d > 10*time.Second {
+		t.Errorf("EOF and Close took %v", d)
+	}
+}
+
+func TestCloseUnblocksRead(t *testing.T) {
+	c := start(t, "echo", nil)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Read(context.Background())
+		errc <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	c.Close()
+	if err := <-errc; err != jsonrpc.ErrClosed {
+		t.Errorf("Read = %v, want jsonrpc.ErrClosed", err)
+	}
+}
+
+func TestConnectAgain(t *testing.T) {
+	ctx := context.Background()
+	once := New(child("echo"), nil)
+	c, err := once.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := once.Connect(ctx); err == nil || !strings.Contains(err.Error(), "NewFunc") {
+		t.Errorf("second Connect of New = %v, want an error pointing to NewFunc", err)
+	}
+
+	many := NewFunc(func() *exec.Cmd { return child("echo") }, nil)
+	for range 2 {
+		c, err := many.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestStartErrors(t *testing.T) {
+	ctx := context.Background()
+	cmd := child("echo")
+	cmd.Stdout = io.Discard
+	if _, err := New(cmd, nil).Start(ctx); err == nil || !strings.Contains(err.Error(), "must be nil") {
+		t.Errorf("Start with Stdout set = %v", err)
+	}
+	if _, err := New(exec.Command("/nonexistent/mcp-server"), nil).Start(ctx); err == nil || !strings.Contains(err.Error(), "starting mcp-server") {
+		t.Errorf("Start of a missing program = %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := New(child("echo"), nil).Start(cctx); err != context.Canceled {
+		t.Errorf("Start with a cancelled context = %v", err)
+	}
+}
+
+func TestStderrAlsoGoesToCmdStderr(t *testing.T) {
+	var buf strings.Builder
+	var mu sync.Mutex
+	cmd := child("fail")
+	cmd.Stderr = writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	})
+	c, err := New(cmd, nil).Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-c.Exited()
+	c.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if buf.String() != "starting\nfatal: no configuration" {
+		t.Errorf("cmd.Stderr got %q", buf.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

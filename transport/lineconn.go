@@ -1,0 +1,415 @@
+package transport
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+)
+
+// LineOptions configure a line connection (NewLineConn). A nil
+// *LineOptions, and every zero field, mean the defaults.
+type LineOptions struct {
+	// Limits bound each incoming message. Limits.MaxMessageSize is the
+	// longest line accepted, not counting its line ending; default
+	// jsonrpc.DefaultMaxMessageSize (16 MiB).
+	Limits jsonrpc.Limits
+	// Methods are method names the decoder returns without allocating
+	// when they appear in a message. MCP peers pass mcp.KnownMethods().
+	Methods []string
+}
+
+// lineBufferSize is the size of a line connection's read buffer. Lines
+// that fit in it are copied once, straight into their frame.
+const lineBufferSize = 64 << 10
+
+// lineMaxRetained is the largest scratch buffer (the write buffer, the
+// buffer assembling long lines) that a line connection keeps between
+// messages; larger ones go back to the garbage collector after use.
+const lineMaxRetained = 1 << 20
+
+// lineCloseWait bounds how long Close waits for the reader goroutine after
+// closing the closer. Closing a pipe, a socket or an os/exec pipe ends a
+// pending read at once; a closer that does not (os.Stdin, which is in
+// blocking mode) must not hang Close.
+const lineCloseWait = time.Second
+
+// NewLineConn returns a Conn that carries newline-delimited JSON-RPC
+// messages over a byte stream: it reads messages from r and writes them to
+// w, one message per line. This is the framing of MCP's stdio transport,
+// and it suits pipes and sockets as well.
+//
+// Reading. Each line is one message, decoded strictly (jsonrpc.Decoder).
+// A line may end in "\n" or "\r\n"; blank lines are skipped; a last line
+// without a line ending is read at the end of the input. A line longer
+// than opts.Limits.MaxMessageSize is never held in memory: Read returns a
+// *jsonrpc.DecodeError (jsonrpc.CodeInvalidRequest, "message exceeds N
+// bytes") as soon as the limit is passed, the rest of the line is
+// discarded, and the next line is read normally. A line that is not a
+// valid message also yields a *jsonrpc.DecodeError, and reading goes on.
+// Read returns io.EOF at the end of the input and jsonrpc.ErrClosed after
+// Close.
+//
+// Reads from r happen in one goroutine owned by the connection, started by
+// the first Read, which reads at most one message ahead. So Read returns
+// as soon as its context is done or Close is called, even when r blocks,
+// as os.Stdin does; a message read but not yet returned is kept for the
+// next Read.
+//
+// Writing. Write encodes the message on one line, leaving "id" out of
+// error responses whose id is unknown (MCP's schema has no "id": null),
+// and writes it, with its "\n", in a single call to w.Write; if w has a
+// Flush() error method, as *bufio.Writer has, it is flushed after each
+// message. Write is safe for concurrent use, although the jsonrpc engine
+// never calls it concurrently. A Write blocked in w cannot be interrupted
+// by its context; Close, through closer, can. After a failed write the
+// line may be cut, so every later Write fails with the same error.
+//
+// Closing. Close makes a pending Read return and every later Read and
+// Write fail with jsonrpc.ErrClosed, and closes closer if it is not nil.
+// It is idempotent; every call returns the result of the first. Closer
+// should be what makes a blocked read of r return, such as the pipe or
+// socket r reads from; Close then waits, at most a second, for the reader
+// goroutine to end. With a nil closer Close does not wait. Either way, a
+// reader goroutine blocked in a read that nothing interrupts (os.Stdin is
+// in blocking mode: closing it does not end a pending read) ends when the
+// next input or the end of the input arrives, and discards it. That is
+// the only goroutine that can outlive Close.
+func NewLineConn(r io.Reader, w io.Writer, closer io.Closer, opts *LineOptions) Conn {
+	var o LineOptions
+	if opts != nil {
+		o = *opts
+	}
+	max := o.Limits.MessageSize()
+	size := lineBufferSize
+	if max < size-2 {
+		size = max + 2 // room for the line ending
+	}
+	c := &lineConn{
+		br:         bufio.NewReaderSize(r, size),
+		dec:        jsonrpc.NewDecoder(o.Limits, o.Methods...),
+		max:        max,
+		items:      make(chan lineItem),
+		done:       make(chan struct{}),
+		readerDone: make(chan struct{}),
+		closer:     closer,
+		w:          w,
+	}
+	if f, ok := w.(interface{ Flush() error }); ok {
+		c.flush = f.Flush
+	}
+	return c
+}
+
+// lineConn is the Conn returned by NewLineConn.
+type lineConn struct {
+	// Read side. br, dec, acc, discard, eof and readErr belong to the
+	// reader goroutine; readErr is published by closing readerDone.
+	br         *bufio.Reader
+	dec        *jsonrpc.Decoder
+	max        int
+	acc        []byte // scratch for lines longer than br's buffer
+	discard    bool   // the rest of an oversized line is still to be skipped
+	eof        bool   // the input has ended after the last line returned
+	items      chan lineItem
+	readErr    error         // why the reader stopped
+	readerDone chan struct{} // closed when the reader goroutine has returned
+
+	mu      sync.Mutex // guards started and closed
+	started bool       // the reader goroutine has been started
+	closed  bool       // Close has been called
+
+	done      chan struct{} // closed by Close
+	closer    io.Closer
+	closeOnce sync.Once
+	closeErr  error
+
+	// Write side, guarded by wmu.
+	wmu   sync.Mutex
+	w     io.Writer
+	flush func() error
+	wbuf  []byte
+	werr  error // sticky: a write failed and the line may be cut
+}
+
+// lineItem is what the reader goroutine hands to Read: a message or the
+// *jsonrpc.DecodeError that replaces it.
+type lineItem struct {
+	msg jsonrpc.Message
+	err error
+}
+
+var lineEncoder = jsonrpc.Encoder{OmitNullID: true}
+
+// Read returns the next message; see NewLineConn.
+func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if !c.start() {
+		return nil, jsonrpc.ErrClosed
+	}
+	select {
+	case it := <-c.items:
+		return it.msg, it.err
+	case <-c.readerDone:
+		return nil, c.readErr
+	case <-c.done:
+		return nil, jsonrpc.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// start starts the reader goroutine unless it runs already; it reports
+// false if the connection is closed.
+func (c *lineConn) start() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	if !c.started {
+		c.started = true
+		go c.readLoop()
+	}
+	return true
+}
+
+// readLoop reads and decodes lines and hands them to Read, one at a time,
+// until the input ends, a read fails or the connection is closed.
+func (c *lineConn) readLoop() {
+	defer close(c.readerDone)
+	for {
+		frame, err := c.readLine()
+		var it lineItem
+		switch {
+		case err == nil:
+			it.msg, it.err = c.dec.Decode(frame)
+		case isDecodeError(err):
+			it.err = err
+		default:
+			c.readErr = c.stopped(err)
+			return
+		}
+		select {
+		case c.items <- it:
+		case <-c.done:
+			c.readErr = jsonrpc.ErrClosed
+			return
+		}
+	}
+}
+
+// stopped returns the error Read reports after the reader stopped on err.
+func (c *lineConn) stopped(err error) error {
+	select {
+	case <-c.done:
+		return jsonrpc.ErrClosed // whatever the read said, we closed it
+	default:
+	}
+	if err == io.EOF {
+		return io.EOF
+	}
+	return fmt.Errorf("transport: reading: %w", err)
+}
+
+func isDecodeError(err error) bool {
+	_, ok := err.(*jsonrpc.DecodeError)
+	return ok
+}
+
+// readLine returns the next line that is not blank, without its line
+// ending, in a new slice: the message decoded from it will refer to it. An
+// oversized line yields a *jsonrpc.DecodeError.
+func (c *lineConn) readLine() ([]byte, error) {
+	for {
+		if c.discard {
+			if err := c.skipLine(); err != nil {
+				return nil, err
+			}
+		}
+		if c.eof {
+			return nil, io.EOF
+		}
+		line, err := c.br.ReadSlice('\n')
+		switch {
+		case err == bufio.ErrBufferFull:
+			frame, err := c.readLong(line)
+			if frame == nil && err == nil {
+				continue // a long blank line
+			}
+			return frame, err
+		case err == io.EOF && len(line) > 0:
+			c.eof = true // a last line without a line ending
+		case err != nil:
+			return nil, err
+		}
+		content := trimLineEnding(line)
+		if len(content) > c.max {
+			return nil, c.tooLong()
+		}
+		if isBlankLine(content) {
+			continue
+		}
+		frame := make([]byte, len(content))
+		copy(frame, content)
+		return frame, nil
+	}
+}
+
+// readLong assembles a line longer than the read buffer, whose first part
+// is first. It returns nil and no error for a blank line.
+func (c *lineConn) readLong(first []byte) ([]byte, error) {
+	acc := append(c.acc[:0], first...)
+	defer func() {
+		if cap(acc) <= lineMaxRetained {
+			c.acc = acc[:0]
+		} else {
+			c.acc = nil
+		}
+	}()
+	for {
+		// Without its "\n", a line may hold max bytes and a '\r'.
+		if len(acc)-1 > c.max {
+			c.discard = true
+			return nil, c.tooLong()
+		}
+		chunk, err := c.br.ReadSlice('\n')
+		acc = append(acc, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			c.eof = true
+		} else if err != nil {
+			return nil, err
+		}
+		break
+	}
+	content := trimLineEnding(acc)
+	if len(content) > c.max {
+		return nil, c.tooLong()
+	}
+	if isBlankLine(content) {
+		return nil, nil
+	}
+	frame := make([]byte, len(content))
+	copy(frame, content)
+	return frame, nil
+}
+
+// skipLine discards input up to and including the next "\n".
+func (c *lineConn) skipLine() error {
+	for {
+		_, err := c.br.ReadSlice('\n')
+		switch err {
+		case bufio.ErrBufferFull:
+			continue
+		case io.EOF:
+			c.eof = true
+		case nil:
+		default:
+			return err
+		}
+		c.discard = false
+		return nil
+	}
+}
+
+func (c *lineConn) tooLong() error {
+	return &jsonrpc.DecodeError{Err: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+		"Invalid Request: message exceeds %d bytes", c.max)}
+}
+
+// trimLineEnding removes a trailing "\n" or "\r\n", or a "\r" that ends
+// the input.
+func trimLineEnding(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+// isBlankLine reports whether b holds nothing but JSON whitespace.
+func isBlankLine(b []byte) bool {
+	for _, ch := range b {
+		if ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// Write sends one message on one line; see NewLineConn.
+func (c *lineConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	select {
+	case <-c.done:
+		return jsonrpc.ErrClosed
+	default:
+	}
+	if c.werr != nil {
+		return c.werr
+	}
+	b, err := lineEncoder.Append(c.wbuf[:0], m)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if cap(b) <= lineMaxRetained {
+		c.wbuf = b[:0]
+	} else {
+		c.wbuf = nil
+	}
+	if _, err = c.w.Write(b); err == nil && c.flush != nil {
+		err = c.flush()
+	}
+	if err != nil {
+		select {
+		case <-c.done:
+			return jsonrpc.ErrClosed // the write failed because we closed
+		default:
+		}
+		c.werr = fmt.Errorf("transport: writing: %w", err)
+		return c.werr
+	}
+	return nil
+}
+
+// Close closes the connection; see NewLineConn.
+func (c *lineConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		started := c.started
+		c.mu.Unlock()
+		close(c.done)
+		if c.closer == nil {
+			return
+		}
+		c.closeErr = c.closer.Close()
+		if errors.Is(c.closeErr, os.ErrClosed) {
+			c.closeErr = nil // closed already, by its owner
+		}
+		if started {
+			t := time.NewTimer(lineCloseWait)
+			defer t.Stop()
+			select {
+			case <-c.readerDone:
+			case <-t.C:
+			}
+		}
+	})
+	return c.closeErr
+}
