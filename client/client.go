@@ -191,6 +191,14 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 			o.OnListChanged(ctx, req.Method)
 		}
 		return nil, nil
+	case mcp.NotificationSubscriptionsAcknowledged:
+		if p, err := peer.DecodeParams[mcp.SubscriptionsAcknowledgedParams](req.Params); err == nil {
+			var id jsonrpc.ID
+			if ok, err := p.Meta.Decode(mcp.MetaKeySubscriptionID, &id); ok && err == nil {
+				s.acks.deliver(id, p.Notifications)
+			}
+		}
+		return nil, nil
 	case mcp.NotificationResourceUpdated:
 		if o.OnResourceUpdated != nil {
 			if p, err := peer.DecodeParams[mcp.ResourceUpdatedNotificationParams](req.Params); err == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcpwire/mcpwire/internal/peer"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 )
@@ -129,7 +130,7 @@ func rounds[R any](ctx context.Context, s *Session, method string, params any, m
 		}
 		if rt != mcp.ResultTypeInputRequired {
 			r := new(R)
-			if err := json.Unmarshal(raw, r); err != nil {
+			if err := peer.DecodeResult(raw, r); err != nil {
 				return nil, fmt.Errorf("mcp client: decoding the result of %s: %w", method, err)
 			}
 			return r, nil
@@ -153,20 +154,4 @@ func rounds[R any](ctx context.Context, s *Session, method string, params any, m
 		}
 		retry(answers, ir.RequestState)
 	}
-}
-
-// Listen opens a subscription (modern era) and delivers the notifications
-// its filter selects to the client's OnListChanged and OnResourceUpdated
-// handlers until ctx ends. It returns when the listen ends: nil when ctx
-// ended or the server closed it gracefully.
-func (s *Session) Listen(ctx context.Context, filter mcp.SubscriptionFilter) error {
-	if !s.modern {
-		return errors.New("mcp client: subscriptions/listen is part of the modern era; use Subscribe and the session's notifications")
-	}
-	p := &mcp.SubscriptionsListenParams{Notifications: filter}
-	_, err := call[mcp.EmptyResult](ctx, s, mcp.MethodSubscriptionsListen, p, &p.Meta)
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
 }

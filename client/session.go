@@ -20,6 +20,8 @@ type Session struct {
 	peer          peer.Peer
 	stopKeepAlive context.CancelFunc
 
+	acks acks // acknowledgements of subscriptions/listen
+
 	modern       bool
 	version      mcp.Version
 	serverInfo   mcp.Implementation
@@ -60,6 +62,16 @@ func (s *Session) Done() <-chan struct{} { return s.conn.Done() }
 
 type progressKey struct{}
 
+type logLevelKey struct{}
+
+// WithLogLevel returns a context under which modern requests ask the
+// server for log messages at level and above (the per-request
+// "io.modelcontextprotocol/logLevel"); without it a modern server sends
+// none. Legacy sessions use SetLogLevel instead.
+func WithLogLevel(ctx context.Context, level mcp.LoggingLevel) context.Context {
+	return context.WithValue(ctx, logLevelKey{}, level)
+}
+
 // WithProgress returns a context under which requests ask the server for
 // progress notifications and deliver them to f. f runs on the session's
 // read path: it must return quickly.
@@ -82,6 +94,9 @@ func (s *Session) stamp(ctx context.Context, meta *mcp.RequestMeta) func() {
 		if meta.ClientInfo == nil {
 			meta.ClientInfo = &s.client.info
 		}
+	}
+	if lvl, ok := ctx.Value(logLevelKey{}).(mcp.LoggingLevel); ok && s.modern && meta.LogLevel == "" {
+		meta.LogLevel = lvl
 	}
 	if f, ok := ctx.Value(progressKey{}).(func(mcp.ProgressParams)); ok && f != nil && !meta.ProgressToken.IsValid() {
 		tok, done := s.peer.WatchProgress(f)
@@ -292,7 +307,7 @@ func (s *Session) Complete(ctx context.Context, params *mcp.CompleteParams) (*mc
 }
 
 // SetLogLevel asks the server for log messages at level and above
-// (legacy era; in the modern era the level is set per request, with
+// (legacy era; in the modern era the level is set per request: see
 // WithLogLevel).
 func (s *Session) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
 	if s.modern {

@@ -98,6 +98,7 @@ type Conn struct {
 	log        *slog.Logger
 	base       context.Context // parent of handler contexts
 	cancelBase context.CancelFunc
+	sendCtx    context.Context // for the engine's own writes: base, never cancelled
 	seq        atomic.Int64
 	writeMu    sync.Mutex
 
@@ -105,8 +106,9 @@ type Conn struct {
 	avail *sync.Cond // signalled when running drops or the conn closes
 	st    state      // guarded by mu
 
-	wg   sync.WaitGroup // every goroutine the conn started
-	done chan struct{}  // closed when the conn has shut down completely
+	wg      sync.WaitGroup // every goroutine the conn started
+	closing chan struct{}  // closed when the conn stops taking new work
+	done    chan struct{}  // closed when the conn has shut down completely
 }
 
 // state is the connection's bookkeeping, changed only with Conn.mu held.
@@ -208,6 +210,7 @@ func newConn(w Writer, opts *Options) *Conn {
 		preempter: o.Preempter,
 		opts:      o,
 		log:       o.Logger,
+		closing:   make(chan struct{}),
 		done:      make(chan struct{}),
 	}
 	if c.handler == nil {
@@ -217,6 +220,7 @@ func newConn(w Writer, opts *Options) *Conn {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	c.base, c.cancelBase = context.WithCancel(context.WithValue(o.Context, connKey, c))
+	c.sendCtx = context.WithoutCancel(c.base)
 	c.avail = sync.NewCond(&c.mu)
 	c.st.pending = make(map[ID]chan delivery)
 	c.st.active = make(map[ID]*incoming)
@@ -238,6 +242,13 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	case *json.RawMessage:
 		*r = raw
 		return nil
+	case json.Unmarshaler:
+		// The result was validated with the frame by the strict decoder:
+		// skip encoding/json's second pass over it.
+		if err := r.UnmarshalJSON(raw); err != nil {
+			return fmt.Errorf("jsonrpc: decoding the result of %s: %w", method, err)
+		}
+		return nil
 	}
 	if err := json.Unmarshal(raw, result); err != nil {
 		return fmt.Errorf("jsonrpc: decoding the result of %s: %w", method, err)
@@ -247,6 +258,28 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 
 // CallRaw is Call returning the raw JSON result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	p, err := c.Start(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	return p.Wait(ctx)
+}
+
+// A Pending is a call sent and not yet answered; see Conn.Start.
+type Pending struct {
+	c  *Conn
+	id ID
+	ch chan delivery
+}
+
+// ID returns the call's id.
+func (p *Pending) ID() ID { return p.id }
+
+// Start sends a call and returns without waiting for its response, for
+// callers that need the call's id while it runs (a long-lived request
+// whose notifications carry it, for instance). Wait for the response
+// with Pending.Wait.
+func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, error) {
 	id := Int64ID(c.seq.Add(1))
 	req, err := NewCall(id, method, params)
 	if err != nil {
@@ -260,13 +293,20 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	}
 	c.st.pending[id] = ch
 	c.mu.Unlock()
-
 	if err := c.write(ctx, req); err != nil {
 		c.forget(id)
 		return nil, err
 	}
+	return &Pending{c: c, id: id, ch: ch}, nil
+}
+
+// Wait waits for the call's response and returns its raw result, or the
+// error response as an *Error. If ctx ends first, the call is abandoned
+// (Options.OnCallAbandoned) and Wait returns ctx.Err().
+func (p *Pending) Wait(ctx context.Context) (json.RawMessage, error) {
+	c := p.c
 	select {
-	case d := <-ch:
+	case d := <-p.ch:
 		resp := d.resp
 		if resp == nil {
 			return nil, ErrClosed
@@ -277,8 +317,8 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		}
 		return resp.Result, nil
 	case <-ctx.Done():
-		if c.forget(id) && c.opts.OnCallAbandoned != nil {
-			c.opts.OnCallAbandoned(id, context.Cause(ctx))
+		if c.forget(p.id) && c.opts.OnCallAbandoned != nil {
+			c.opts.OnCallAbandoned(p.id, context.Cause(ctx))
 		}
 		return nil, ctx.Err()
 	}
@@ -334,6 +374,12 @@ func (c *Conn) isDone() bool {
 		return false
 	}
 }
+
+// Closing returns a channel that is closed when the connection starts
+// shutting down (Close, or the end of the input). Long-lived handlers,
+// such as subscriptions, end when it is closed instead of waiting for the
+// drain timeout.
+func (c *Conn) Closing() <-chan struct{} { return c.closing }
 
 // Done returns a channel that is closed when the connection has shut down.
 func (c *Conn) Done() <-chan struct{} { return c.done }

@@ -167,7 +167,7 @@ func (c *Conn) complete(ic *incoming, resp *Response) {
 
 // send writes a message produced by the engine itself.
 func (c *Conn) send(m Message) {
-	if err := c.write(context.WithoutCancel(c.base), m); err != nil {
+	if err := c.write(c.sendCtx, m); err != nil {
 		c.log.Debug("jsonrpc: write failed", "error", err)
 	}
 }
@@ -377,6 +377,7 @@ func (c *Conn) shutdown(cause error) {
 	}
 	c.st.closing = true
 	c.st.cause = cause
+	close(c.closing)
 	c.avail.Broadcast()
 	c.mu.Unlock()
 	go c.drain()

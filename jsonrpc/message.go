@@ -87,12 +87,21 @@ func NewResponse(id ID, result any, err error) (*Response, error) {
 	return &Response{ID: id, Result: raw}, nil
 }
 
+// An Appender encodes itself as JSON by appending to a buffer. Params and
+// results that implement it are encoded without encoding/json, which
+// saves the copies and checks json.Marshal makes around MarshalJSON.
+type Appender interface {
+	AppendJSON(b []byte) ([]byte, error)
+}
+
 func marshalParams(params any) (json.RawMessage, error) {
 	switch p := params.(type) {
 	case nil:
 		return nil, nil
 	case json.RawMessage:
 		return p, nil
+	case Appender:
+		return p.AppendJSON(nil)
 	}
 	b, err := json.Marshal(params)
 	if err != nil {
@@ -113,6 +122,8 @@ func marshalResult(result any) (json.RawMessage, error) {
 			return json.RawMessage("null"), nil
 		}
 		return r, nil
+	case Appender:
+		return r.AppendJSON(nil)
 	}
 	return json.Marshal(result)
 }

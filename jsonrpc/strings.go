@@ -171,3 +171,12 @@ func quoteForMessage(s string) string {
 	}
 	return strconv.Quote(s)
 }
+
+// Unquote decodes the JSON string literal b, quotes included, allocating
+// only the result. It reports false if b is not a valid JSON string. It is
+// exported for hand-written codecs of protocol types.
+func Unquote(b []byte) (string, bool) { return unquote(b) }
+
+// AppendString appends s to b as a JSON string literal. Invalid UTF-8 is
+// replaced by U+FFFD, so the output is always valid JSON.
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }

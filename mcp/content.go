@@ -167,15 +167,7 @@ func typed(kind string, v any) ([]byte, error) {
 
 // MarshalJSON implements json.Marshaler.
 func (c TextContent) MarshalJSON() ([]byte, error) {
-	if c.Annotations == nil && c.Meta == nil {
-		// The common case, without reflection.
-		b := make([]byte, 0, len(c.Text)+24)
-		b = append(b, `{"type":"text","text":`...)
-		b = appendQuoted(b, c.Text)
-		return append(b, '}'), nil
-	}
-	type plain TextContent
-	return typed(ContentTypeText, plain(c))
+	return c.AppendJSON(make([]byte, 0, len(c.Text)+24))
 }
 
 // MarshalJSON implements json.Marshaler.
@@ -339,14 +331,13 @@ func appendContents(b []byte, list []Content) ([]byte, error) {
 		if c == nil {
 			return nil, fmt.Errorf("mcp: content block %d is nil", i)
 		}
-		m, err := json.Marshal(c)
-		if err != nil {
-			return nil, err
-		}
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, m...)
+		var err error
+		if b, err = appendContent(b, c); err != nil {
+			return nil, err
+		}
 	}
 	return append(b, ']'), nil
 }

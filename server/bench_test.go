@@ -38,19 +38,21 @@ func benchPair(b *testing.B, v mcp.Version) (*client.Session, func()) {
 // result on the way back.
 func BenchmarkToolCallRoundTrip(b *testing.B) {
 	for _, v := range []mcp.Version{mcp.LatestLegacy, mcp.Latest} {
-		b.Run(string(v), func(b *testing.B) {
-			cs, done := benchPair(b, v)
-			defer done()
-			args, _ := json.Marshal(echoArgs{Text: strings.Repeat("x", 100)})
-			params := &mcp.CallToolParams{Name: "echo", Arguments: args}
-			ctx := context.Background()
-			b.ReportAllocs()
-			for b.Loop() {
-				res, err := cs.CallTool(ctx, params)
-				if err != nil || res.IsError {
-					b.Fatal(res, err)
-				}
-			}
-		})
+		b.Run(string(v), func(b *testing.B) { benchRoundTrip(b, v) })
+	}
+}
+
+func benchRoundTrip(b *testing.B, v mcp.Version) {
+	cs, done := benchPair(b, v)
+	defer done()
+	args, _ := json.Marshal(echoArgs{Text: strings.Repeat("x", 100)})
+	params := &mcp.CallToolParams{Name: "echo", Arguments: args}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil || res.IsError {
+			b.Fatal(res, err)
+		}
 	}
 }

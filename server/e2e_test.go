@@ -175,3 +175,45 @@ func TestProgressAndLogs(t *testing.T) {
 		t.Errorf("progress %v, %d logs", progress, logs)
 	}
 }
+
+func TestModernListenAndLogLevel(t *testing.T) {
+	s := newTestServer(t)
+	changed := make(chan string, 10)
+	logs := make(chan string, 10)
+	cs := connect(t, s, &client.Options{
+		OnListChanged: func(ctx context.Context, method string) { changed <- method },
+		OnLog:         func(ctx context.Context, p *mcp.LoggingMessageParams) { logs <- string(p.Level) },
+	})
+	if !cs.IsModern() {
+		t.Fatal("want a modern session")
+	}
+	ctx := context.Background()
+	sub, err := cs.Listen(ctx, mcp.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sub.Filter.ToolsListChanged {
+		t.Errorf("acknowledged filter %+v", sub.Filter)
+	}
+	server.AddTool(s, &mcp.Tool{Name: "late", Description: "added later"}, func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
+		r.Log(ctx, mcp.LevelDebug, "t", "debug")
+		r.Log(ctx, mcp.LevelWarning, "t", "warning")
+		return "ok", nil
+	})
+	if m := <-changed; m != mcp.NotificationToolListChanged {
+		t.Errorf("got %s", m)
+	}
+	// Modern requests get log messages only when they ask, at their level.
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "late"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(client.WithLogLevel(ctx, mcp.LevelInfo), &mcp.CallToolParams{Name: "late"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(logs); n != 1 || <-logs != "warning" {
+		t.Errorf("%d log messages, want the one warning", n)
+	}
+	if err := sub.Close(); err != nil || sub.Err() != nil {
+		t.Errorf("close: %v, %v", err, sub.Err())
+	}
+}

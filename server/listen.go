@@ -81,10 +81,15 @@ func (s *Server) listen(ctx context.Context, r *Request, p *mcp.SubscriptionsLis
 	if err := r.out.Notify(ctx, mcp.NotificationSubscriptionsAcknowledged, ack); err != nil {
 		return nil, err
 	}
+	var closing <-chan struct{} // the connection ends: end the listen gracefully
+	if c := jsonrpc.ConnFromContext(ctx); c != nil {
+		closing = c.Closing()
+	}
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-done:
+	case <-closing:
 	}
 	res := &mcp.EmptyResult{ResultType: mcp.ResultTypeComplete, Meta: maps.Clone(s.modernMeta)}
 	res.Meta[mcp.MetaKeySubscriptionID] = json.RawMessage(idJSON)

@@ -107,6 +107,13 @@ func DecodeParams[P any](raw json.RawMessage) (*P, error) {
 	if raw[0] != '{' {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: MCP params must be an object")
 	}
+	if u, ok := any(p).(json.Unmarshaler); ok {
+		// The strict decoder validated the frame: no second pass.
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %v", err)
+		}
+		return p, nil
+	}
 	if err := json.Unmarshal(raw, p); err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %v", err)
 	}
@@ -120,7 +127,7 @@ func Call[R any](ctx context.Context, c *jsonrpc.Conn, method string, params any
 		return nil, err
 	}
 	r := new(R)
-	if err := json.Unmarshal(raw, r); err != nil {
+	if err := DecodeResult(raw, r); err != nil {
 		return nil, fmt.Errorf("mcp: decoding the result of %s: %w", method, err)
 	}
 	return r, nil
@@ -147,4 +154,13 @@ func KeepAlive(ctx context.Context, c *jsonrpc.Conn, interval time.Duration, onF
 			return
 		}
 	}
+}
+
+// DecodeResult decodes a result that came in a validated frame, calling
+// its UnmarshalJSON directly when it has one.
+func DecodeResult(raw json.RawMessage, v any) error {
+	if u, ok := v.(json.Unmarshaler); ok {
+		return u.UnmarshalJSON(raw)
+	}
+	return json.Unmarshal(raw, v)
 }

@@ -57,6 +57,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -79,7 +80,7 @@ type Options struct {
 	// transport.LineOptions.
 	Limits jsonrpc.Limits
 	// Methods are method names the decoder returns without allocating.
-	// The MCP client passes mcp.KnownMethods().
+	// Default: mcp.KnownMethods().
 	Methods []string
 	// Logger receives the server's stderr, one record per line. Default:
 	// discarded.
@@ -241,7 +242,7 @@ func (t *Transport) Start(ctx context.Context) (*Conn, error) {
 	}
 	c.conn = transport.NewLineConn(c.stdout, stdin, closerFunc(c.shutdown), &transport.LineOptions{
 		Limits:  t.opts.Limits,
-		Methods: t.opts.Methods,
+		Methods: methodsOr(t.opts.Methods),
 	})
 	go c.wait()
 	return c, nil
@@ -251,3 +252,11 @@ func (t *Transport) Start(ctx context.Context) (*Conn, error) {
 type closerFunc func() error
 
 func (f closerFunc) Close() error { return f() }
+
+// methodsOr returns methods, or MCP's method names when it is nil.
+func methodsOr(methods []string) []string {
+	if methods == nil {
+		return mcp.KnownMethods()
+	}
+	return methods
+}

@@ -24,6 +24,7 @@ import (
 	"sync"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -33,7 +34,7 @@ type Options struct {
 	// Limits bound each message received, as on a real transport.
 	Limits jsonrpc.Limits
 	// Methods are method names the decoder returns without allocating.
-	// MCP peers pass mcp.KnownMethods().
+	// Default: mcp.KnownMethods().
 	Methods []string
 }
 
@@ -61,7 +62,11 @@ func NewPair(opts *Options) (client, server *Transport) {
 	if opts != nil {
 		o = *opts
 	}
-	dec := jsonrpc.NewDecoder(o.Limits, o.Methods...)
+	methods := o.Methods
+	if methods == nil {
+		methods = mcp.KnownMethods()
+	}
+	dec := jsonrpc.NewDecoder(o.Limits, methods...)
 	p := &pair{done: make(chan struct{})}
 	ab, ba := make(chan []byte, queueLen), make(chan []byte, queueLen)
 	a := &end{pair: p, in: ba, out: ab, dec: dec, closed: make(chan struct{})}

@@ -41,6 +41,7 @@ import (
 	"sync"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -54,7 +55,7 @@ type Options struct {
 	// Limits bound each incoming message; see transport.LineOptions.
 	Limits jsonrpc.Limits
 	// Methods are method names the decoder returns without allocating.
-	// The MCP server passes mcp.KnownMethods().
+	// Default: mcp.KnownMethods().
 	Methods []string
 }
 
@@ -98,6 +99,14 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 	t.connected = true
 	return transport.NewLineConn(t.opts.Stdin, t.opts.Stdout, nil, &transport.LineOptions{
 		Limits:  t.opts.Limits,
-		Methods: t.opts.Methods,
+		Methods: methodsOr(t.opts.Methods),
 	}), nil
+}
+
+// methodsOr returns methods, or MCP's method names when it is nil.
+func methodsOr(methods []string) []string {
+	if methods == nil {
+		return mcp.KnownMethods()
+	}
+	return methods
 }

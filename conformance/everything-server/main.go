@@ -1,0 +1,172 @@
+// Command everything-server is the mcpwire server that the official MCP
+// conformance suite (@modelcontextprotocol/conformance) drives: one server
+// exposing every fixture the server scenarios call, in every protocol
+// revision mcpwire speaks, from the 2024-11-05 sessions to the stateless
+// 2026-07-28 era.
+//
+// Usage:
+//
+//	everything-server -stdio        serve one session on stdin/stdout
+//	everything-server -http ADDR    serve Streamable HTTP on ADDR (not yet supported)
+//
+// # Design
+//
+// The program is a thin shell around the public server API; it uses
+// nothing unexported. The files are split by area:
+//
+//   - main.go: flags, the choice of transport, exit codes;
+//   - fixtures.go: the server, its shared state and the fixture data
+//     (the 1×1 PNG and the WAV of the suite);
+//   - tools.go: the content, logging, progress, error, sampling and
+//     elicitation tools of the 2025-era scenarios, and the JSON Schema
+//     2020-12 tool;
+//   - stateless.go: the tools of the 2026-07-28 scenarios (missing
+//     capability, streaming elicitation, logging opt-in), the triggers
+//     that change the tool and prompt lists and the watched resource, and
+//     the tool with an x-mcp-header parameter;
+//   - mrtr.go: the multi round-trip (input_required) tools and prompt;
+//   - resources.go and prompts.go: resources, the template, prompts and
+//     their completer.
+//
+// Every handler is written once for both eras. A question to the client
+// (Request.Ask) is a blocking server-to-client request in a legacy
+// session and an input_required round in the stateless era, so the
+// handlers do nothing before their questions that cannot be repeated.
+//
+// Fixture names, texts and schemas are those the suite checks; see
+// README.md and docs/notes/conformance.md §8 of the repository.
+//
+// Standard output carries protocol messages only. Diagnostics go to
+// standard error: warnings and errors by default, everything with -v.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/transport/stdio"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // the server failed
+	exitUsage = 2 // bad command line
+)
+
+// progName prefixes every line the program writes to stderr.
+const progName = "everything-server"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// config is the parsed command line.
+type config struct {
+	stdio   bool   // -stdio: serve one session on stdin/stdout
+	http    string // -http ADDR: serve Streamable HTTP on ADDR
+	verbose bool   // -v: debug diagnostics on stderr
+}
+
+// usage is the text of -h.
+const usage = `usage: everything-server -stdio | -http ADDR [-v]
+
+Serves the fixtures of the MCP conformance suite.
+
+  -stdio      serve one session on stdin and stdout
+  -http ADDR  serve Streamable HTTP on ADDR, e.g. localhost:3000 (not yet supported)
+  -v          write debug diagnostics to stderr
+`
+
+// parseFlags parses the command line. It returns flag.ErrHelp for -h.
+func parseFlags(args []string) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet(progName, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported in one line by run
+	fs.BoolVar(&cfg.stdio, "stdio", false, "serve one session on stdin and stdout")
+	fs.StringVar(&cfg.http, "http", "", "serve Streamable HTTP on `ADDR`")
+	fs.BoolVar(&cfg.verbose, "v", false, "write debug diagnostics to stderr")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case cfg.stdio && cfg.http != "":
+		return config{}, errors.New("-stdio and -http are exclusive: choose one")
+	case !cfg.stdio && cfg.http == "":
+		return config{}, errors.New("choose a transport: -stdio or -http ADDR")
+	case cfg.http != "" && strings.TrimSpace(cfg.http) != cfg.http:
+		return config{}, fmt.Errorf("-http %q: the address has surrounding spaces", cfg.http)
+	}
+	return cfg, nil
+}
+
+// run is the whole program, with its standard streams as parameters; it
+// returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stderr, usage)
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v (see -h)\n", progName, err)
+		return exitUsage
+	}
+	level := slog.LevelWarn
+	if cfg.verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	srv, err := newServer(logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", progName, err)
+		return exitError
+	}
+	if cfg.http != "" {
+		err = serveHTTP(ctx, srv, cfg.http)
+	} else {
+		err = serveStdio(ctx, srv, stdin, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", progName, err)
+		return exitError
+	}
+	return exitOK
+}
+
+// serveStdio serves one session on stdin and stdout until the client
+// closes stdin or ctx ends.
+func serveStdio(ctx context.Context, srv *server.Server, stdin io.Reader, stdout io.Writer) error {
+	t := stdio.New(&stdio.Options{Stdin: stdin, Stdout: stdout, Methods: mcp.KnownMethods()})
+	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+// errHTTPNotSupported is the answer to -http until mcpwire has its
+// Streamable HTTP transport.
+var errHTTPNotSupported = errors.New("the Streamable HTTP transport is not yet supported: run with -stdio")
+
+// serveHTTP serves Streamable HTTP on addr until ctx ends. This is the one
+// place to change when the transport exists: listen on addr (a localhost
+// address, which the dns-rebinding-protection scenario requires), hand the
+// server's HTTP handler to an http.Server, and shut it down when ctx ends.
+func serveHTTP(ctx context.Context, srv *server.Server, addr string) error {
+	return fmt.Errorf("-http %s: %w", addr, errHTTPNotSupported)
+}
