@@ -1,0 +1,13 @@
+// Command mcpwire talks to any Model Context Protocol server: it lists and
+// calls tools, reads resources and renders prompts. Run "mcpwire --help".
+package main
+
+import (
+	"os"
+
+	"github.com/mcpwire/mcpwire/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"context"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// getOptions are the options of mcpwire get.
+type getOptions struct {
+	Prompt    string            // the prompt to render
+	Arguments map[string]string // its arguments
+}
+
+func newGetCmd(a *app, runF func(context.Context, *getOptions) error) *cobra.Command {
+	args := "{}"
+	cmd := &cobra.Command{
+		Use:   "get PROMPT [flags] -- COMMAND [ARG...]",
+		Short: "Render a prompt",
+		Long: `Render a prompt with the arguments of --args, a JSON object of strings,
+and print its messages, each under a line naming its role.
+
+With --json, print the prompts/get result.`,
+		Example:           `  mcpwire get greet --args '{"who": "Ada"}' -- go run ./examples/hello`,
+		GroupID:           groupPrompts,
+		Args:              serverArgs("PROMPT"),
+		ValidArgsFunction: completeArgs(1),
+		RunE: a.runE(func(cmd *cobra.Command, pos []string) error {
+			o := &getOptions{Prompt: pos[0]}
+			var err error
+			if o.Arguments, err = readStringArgs(args, a.stdin); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runGet(cmd.Context(), a, o)
+		}),
+	}
+	cmd.Flags().Var(&namedString{&args, "JSON"}, "args", promptArgsUsage)
+	return cmd
+}
+
+// runGet renders the prompt and prints its messages.
+func runGet(ctx context.Context, a *app, o *getOptions) error {
+	return a.withSession(ctx, func(ctx context.Context, s *client.Session) error {
+		res, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: o.Prompt, Arguments: o.Arguments})
+		if err != nil {
+			return err
+		}
+		if a.global.JSON {
+			return writeJSON(a.stdout, res)
+		}
+		return writePromptResult(a.stdout, res)
+	})
+}
+
+// writePromptResult writes the description of a rendered prompt, then
+// each message under a "[role]" line, a blank line between them.
+func writePromptResult(w io.Writer, res *mcp.GetPromptResult) error {
+	sep := false
+	if res.Description != "" {
+		if err := writeText(w, res.Description); err != nil {
+			return err
+		}
+		sep = true
+	}
+	for _, m := range res.Messages {
+		if sep {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		sep = true
+		if err := writeText(w, "["+string(m.Role)+"]"); err != nil {
+			return err
+		}
+		if err := writeBlock(w, m.Content); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// resourcesOptions are the options of mcpwire resources. It has none of
+// its own.
+type resourcesOptions struct{}
+
+func newResourcesCmd(a *app, runF func(context.Context, *resourcesOptions) error) *cobra.Command {
+	return &cobra.Command{
+		Use:   "resources [flags] -- COMMAND [ARG...]",
+		Short: "List the server's resources and resource templates",
+		Long: `List the server's resources (URI, name, MIME type, size, description),
+then its resource templates, whose URIs "mcpwire read" also reads once
+their variables are filled in.
+
+With --json, print {"resources": [...], "resourceTemplates": [...]}, the
+results of resources/list and resources/templates/list, every page merged.`,
+		Example:           `  mcpwire resources -- go run ./examples/hello`,
+		GroupID:           groupResources,
+		Args:              serverArgs(),
+		ValidArgsFunction: completeArgs(0),
+		RunE: a.runE(func(cmd *cobra.Command, _ []string) error {
+			o := &resourcesOptions{}
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runResources(cmd.Context(), a, o)
+		}),
+	}
+}
+
+// resourceLists is what mcpwire resources prints with --json.
+type resourceLists struct {
+	Resources         []mcp.Resource         `json:"resources"`
+	ResourceTemplates []mcp.ResourceTemplate `json:"resourceTemplates"`
+}
+
+// runResources lists the resources and the templates.
+func runResources(ctx context.Context, a *app, _ *resourcesOptions) error {
+	return a.withSession(ctx, func(ctx context.Context, s *client.Session) error {
+		l := resourceLists{Resources: []mcp.Resource{}, ResourceTemplates: []mcp.ResourceTemplate{}}
+		if s.ServerCapabilities().Resources != nil {
+			for r, err := range s.Resources(ctx) {
+				if err != nil {
+					return err
+				}
+				l.Resources = append(l.Resources, *r)
+			}
+			for t, err := range s.ResourceTemplates(ctx) {
+				if err != nil {
+					return err
+				}
+				l.ResourceTemplates = append(l.ResourceTemplates, *t)
+			}
+		}
+		if a.global.JSON {
+			return writeJSON(a.stdout, &l)
+		}
+		return writeResources(a.stdout, &l)
+	})
+}
+
+// writeResources writes a table of the resources and one of the
+// templates.
+func writeResources(w io.Writer, l *resourceLists) error {
+	if len(l.Resources) == 0 && len(l.ResourceTemplates) == 0 {
+		return writeText(w, "(no resources)")
+	}
+	var b bytes.Buffer
+	if len(l.Resources) > 0 {
+		t := &table{header: []string{"URI", "NAME", "MIME TYPE", "SIZE", "DESCRIPTION"}}
+		for _, r := range l.Resources {
+			var size string
+			if r.Size != nil {
+				size = formatSize(*r.Size)
+			}
+			t.add(r.URI, r.Name, r.MimeType, size, describeItem(r.Title, r.Description))
+		}
+		t.write(&b, "")
+	}
+	if len(l.ResourceTemplates) > 0 {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		t := &table{header: []string{"URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"}}
+		for _, r := range l.ResourceTemplates {
+			t.add(r.URITemplate, r.Name, r.MimeType, describeItem(r.Title, r.Description))
+		}
+		t.write(&b, "")
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// describeItem returns a one-line description of a listed item: its
+// title, then its description.
+func describeItem(title, description string) string {
+	title, description = flatten(title), flatten(description)
+	switch {
+	case title == "":
+		return description
+	case description == "":
+		return title
+	}
+	return title + ": " + description
+}
