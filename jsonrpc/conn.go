@@ -106,9 +106,10 @@ type Conn struct {
 	avail *sync.Cond // signalled when running drops or the conn closes
 	st    state      // guarded by mu
 
-	wg      sync.WaitGroup // every goroutine the conn started
-	closing chan struct{}  // closed when the conn stops taking new work
-	done    chan struct{}  // closed when the conn has shut down completely
+	closeErr error          // what closing the stream returned (set before done)
+	wg       sync.WaitGroup // every goroutine the conn started
+	closing  chan struct{}  // closed when the conn stops taking new work
+	done     chan struct{}  // closed when the conn has shut down completely
 }
 
 // state is the connection's bookkeeping, changed only with Conn.mu held.
@@ -400,11 +401,12 @@ func (c *Conn) Wait() error {
 // to Options.DrainTimeout for running handlers (their responses are still
 // sent), cancels the rest, fails outstanding calls with ErrClosed and
 // closes the stream. It returns once every goroutine of the connection has
-// ended.
+// ended, with the error closing the stream returned (a subprocess that
+// failed, for instance).
 func (c *Conn) Close() error {
 	c.shutdown(ErrClosed)
 	<-c.done
-	return nil
+	return c.closeErr
 }
 
 // CancelIncoming cancels the incoming call id, as the peer asked: a queued

@@ -409,9 +409,7 @@ func (c *Conn) drain() {
 	}
 	c.cancelBase()
 	if c.stream != nil {
-		if err := c.stream.Close(); err != nil {
-			c.log.Debug("jsonrpc: closing the stream", "error", err)
-		}
+		c.closeErr = c.stream.Close()
 	}
 	c.mu.Lock()
 	pending := c.st.pending
