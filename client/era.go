@@ -58,7 +58,9 @@ func (s *Session) probe(ctx context.Context, v mcp.Version, retry bool) (bool, e
 				Supported []mcp.Version `json:"supported"`
 			}
 			if json.Unmarshal(e.Data, &data) == nil {
-				if alt := pickModern(data.Supported); alt != "" && alt != v {
+				// Retry once, even with the same version: a server may
+				// refuse a first request whatever it names.
+				if alt := pickModern(data.Supported); alt != "" {
 					return s.probe(ctx, alt, false)
 				}
 			}
@@ -127,6 +129,9 @@ func rounds[R any](ctx context.Context, s *Session, method string, params any, m
 		rt, err := mcp.ResultTypeOf(raw)
 		if err != nil {
 			return nil, fmt.Errorf("mcp client: decoding the result of %s: %w", method, err)
+		}
+		if rt == mcp.ResultTypeTask { // tasks: follow the task to its end (tasks.go)
+			return awaitTask[R](ctx, s, method, raw)
 		}
 		if rt != mcp.ResultTypeInputRequired {
 			r := new(R)
