@@ -32,53 +32,75 @@ type Event struct {
 // data line. An event with no id, name, retry or data writes an empty
 // data line, which is still an event.
 func Write(w io.Writer, ev Event) error {
-	var b bytes.Buffer
-	b.Grow(len(ev.Data) + 64)
-	if ev.ID != "" {
-		if strings.ContainsAny(ev.ID, "\r\n\x00") {
-			return errors.New("sse: event id contains a line break or NUL")
-		}
-		b.WriteString("id: ")
-		b.WriteString(ev.ID)
-		b.WriteByte('\n')
+	b, err := AppendEvent(make([]byte, 0, len(ev.Data)+64), ev)
+	if err != nil {
+		return err
 	}
-	if ev.Name != "" {
-		if strings.ContainsAny(ev.Name, "\r\n") {
-			return errors.New("sse: event name contains a line break")
-		}
-		b.WriteString("event: ")
-		b.WriteString(ev.Name)
-		b.WriteByte('\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// AppendEvent appends the wire form of ev to b, as Write writes it, so
+// that a server can frame events in a reused buffer. On error b is
+// returned unchanged.
+func AppendEvent(b []byte, ev Event) ([]byte, error) {
+	if strings.ContainsAny(ev.ID, "\r\n\x00") {
+		return b, errors.New("sse: event id contains a line break or NUL")
 	}
-	if ev.Retry >= 0 {
-		b.WriteString("retry: ")
-		b.WriteString(strconv.Itoa(ev.Retry))
-		b.WriteByte('\n')
+	if strings.ContainsAny(ev.Name, "\r\n") {
+		return b, errors.New("sse: event name contains a line break")
 	}
 	if bytes.IndexByte(ev.Data, '\r') >= 0 {
-		return errors.New("sse: event data contains a carriage return")
+		return b, errors.New("sse: event data contains a carriage return")
+	}
+	if ev.ID != "" {
+		b = append(b, "id: "...)
+		b = append(b, ev.ID...)
+		b = append(b, '\n')
+	}
+	if ev.Name != "" {
+		b = append(b, "event: "...)
+		b = append(b, ev.Name...)
+		b = append(b, '\n')
+	}
+	if ev.Retry >= 0 {
+		b = append(b, "retry: "...)
+		b = strconv.AppendInt(b, int64(ev.Retry), 10)
+		b = append(b, '\n')
 	}
 	data := ev.Data
 	for {
 		line, rest, more := bytes.Cut(data, []byte{'\n'})
-		b.WriteString("data: ")
-		b.Write(line)
-		b.WriteByte('\n')
+		b = append(b, "data: "...)
+		b = append(b, line...)
+		b = append(b, '\n')
 		if !more {
 			break
 		}
 		data = rest
 	}
-	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
-	return err
+	return append(b, '\n'), nil
 }
 
 // WriteComment writes a comment line, which clients ignore; servers send
 // them as keepalives.
 func WriteComment(w io.Writer, text string) error {
-	_, err := io.WriteString(w, ": "+strings.NewReplacer("\r", " ", "\n", " ").Replace(text)+"\n\n")
+	_, err := w.Write(AppendComment(nil, text))
 	return err
+}
+
+// AppendComment appends a comment (": text" and a blank line) to b; line
+// breaks in text become spaces.
+func AppendComment(b []byte, text string) []byte {
+	b = append(b, ": "...)
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		b = append(b, c)
+	}
+	return append(b, "\n\n"...)
 }
 
 // ErrTooLarge is returned by Reader.Next for an event larger than the

@@ -1,0 +1,466 @@
+package streamable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
+	"github.com/mcpwire/mcpwire/transport/internal/sse"
+)
+
+// Defaults of ClientOptions.
+const (
+	// DefaultConnectTimeout bounds the quick steps of the client: sending
+	// a request, the answer to a posted notification or response, the
+	// headers of a GET stream, the endpoint event of the HTTP+SSE
+	// fallback. It never bounds a response stream.
+	DefaultConnectTimeout = 30 * time.Second
+	// DefaultReconnectDelay is the wait before resuming a stream whose
+	// server announced no retry delay.
+	DefaultReconnectDelay = time.Second
+	// DefaultMaxReconnectDelay caps the server's retry delay and the
+	// backoff between failed attempts.
+	DefaultMaxReconnectDelay = 30 * time.Second
+	// DefaultMaxReconnects bounds the consecutive failed attempts to
+	// resume one stream.
+	DefaultMaxReconnects = 5
+	// DefaultMaxQueued bounds the messages received and not yet read.
+	DefaultMaxQueued = 256
+	// DefaultMaxInFlight bounds the calls awaiting their response.
+	DefaultMaxInFlight = 1024
+)
+
+// ClientOptions configure a client Transport. A nil *ClientOptions, and
+// every zero field, mean the defaults.
+type ClientOptions struct {
+	// HTTPClient sends every request. Its Timeout must be zero, since
+	// response streams last as long as their request. Default: a client
+	// of the transport's own (a clone of http.DefaultTransport), whose
+	// idle connections are closed with each ClientConn.
+	HTTPClient *http.Client
+	// Header is added to every request: authorization, for instance. The
+	// transport's own headers win over it.
+	Header http.Header
+	// Limits bound each incoming message; Limits.MaxMessageSize also
+	// bounds a JSON body and an SSE event. Default
+	// jsonrpc.DefaultMaxMessageSize (16 MiB).
+	Limits jsonrpc.Limits
+	// ConnectTimeout bounds each quick step; see DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+	// ReconnectDelay is the wait before resuming a stream when the server
+	// gave no retry delay. Default 1s.
+	ReconnectDelay time.Duration
+	// MaxReconnectDelay caps the delays between attempts. Default 30s.
+	MaxReconnectDelay time.Duration
+	// MaxReconnects bounds the consecutive failed attempts to resume a
+	// stream. Default 5; negative: never resume.
+	MaxReconnects int
+	// MaxQueued bounds the messages received and not yet read; streams
+	// are not read further while the queue is full. Default 256.
+	MaxQueued int
+	// MaxInFlight bounds the calls awaiting their response; Write refuses
+	// a call beyond it. Default 1024.
+	MaxInFlight int
+	// DisableStandaloneStream keeps the client from opening the GET
+	// stream on which a legacy server sends messages that belong to no
+	// request (list changes, resource updates, its own requests).
+	DisableStandaloneStream bool
+	// DisableSSEFallback keeps the client from trying the legacy HTTP+SSE
+	// transport (2024-11-05) when initialize is refused.
+	DisableSSEFallback bool
+	// Logger receives the client's diagnostics. Default: discarded.
+	Logger *slog.Logger
+}
+
+// A Transport connects to an MCP server at one Streamable HTTP endpoint
+// URL. Each Connect returns a new ClientConn: one logical connection, with
+// its own legacy session, if any. It serves both protocol eras; the MCP
+// client (package client) decides which one to speak, message by message,
+// and the transport follows:
+//
+// Requests. Every message is a POST with Content-Type application/json
+// and Accept "application/json, text/event-stream", plus
+// ClientOptions.Header. A modern request (one whose params._meta names a
+// protocolVersion, 2026-07-28) carries MCP-Protocol-Version (equal to
+// _meta's), Mcp-Method, Mcp-Name (params.name of tools/call and
+// prompts/get, params.uri of resources/read, params.taskId of tasks/*) and
+// an Mcp-Param-{Name} header for each argument of a tool call whose
+// property in the tool's inputSchema is annotated x-mcp-header (learned
+// from modern tools/list results; values that are not plain printable
+// ASCII, or have spaces at an end, are sent as =?base64?...?=; null and
+// absent arguments get no header). Tools whose annotations are invalid
+// are removed from the tools/list result the client reads, as the
+// specification requires of HTTP clients. A legacy message carries the
+// protocol version that initialize negotiated and the Mcp-Session-Id the
+// server gave with the initialize response, once there are ones.
+//
+// Answers. 202 to a notification or response: done. A JSON body: its
+// message (or each message of an array) comes out of Read. An SSE stream:
+// the message of every event comes out of Read, in order; events without
+// data (priming events) and of other types are skipped. An HTTP error
+// fails the call with a JSON-RPC error response: the body's own error if
+// it is one, otherwise one naming the status and quoting the body (data
+// {"httpStatus": N}); a 404 to a request of a legacy session means the
+// server ended it: the call gets CodeSessionNotFound, the session is
+// forgotten, and the next initialize starts a new one.
+//
+// Resumption (legacy era, SEP-1699). When the SSE answer to a call ends
+// before the response (the server closed it after an event with an id,
+// or the network failed), the client waits the server's retry delay
+// (ReconnectDelay when none), GETs the endpoint with Last-Event-ID, and
+// reads on from there, as often as needed; attempts that bring nothing
+// new back off, and MaxReconnects of them in a row fail the call. The
+// modern era has no resumption: the call fails, to be sent again.
+//
+// Server messages. After notifications/initialized, the client opens the
+// session's standalone GET stream for the messages that belong to no
+// request, reconnecting with Last-Event-ID when it ends; a server without
+// one (405, or any 4xx) is not asked again. Requests of the server come
+// out of Read like everything else, and the client's responses are
+// POSTed.
+//
+// Cancellation. notifications/cancelled for a modern call is not sent:
+// the call's stream is closed, which is how the modern era cancels. For a
+// legacy call it is POSTed, and then the stream is closed.
+//
+// Fallback. A legacy initialize refused with 400, 404 or 405 and no error
+// of the modern era (-32020, -32021, -32022, -32601) may come from a
+// server of the HTTP+SSE transport (2024-11-05): the connection GETs the
+// URL as an event stream, waits for its endpoint event, and from then on
+// speaks that transport, initialize first (see package transport/sse).
+type Transport struct {
+	url     string
+	opts    ClientOptions
+	client  *http.Client
+	ownIdle *http.Transport // the transport of a client of our own, else nil
+	dec     *jsonrpc.Decoder
+	log     *slog.Logger
+}
+
+// NewTransport returns a transport to the MCP endpoint at url, such as
+// "http://localhost:3000/mcp" (a URL without a path is fine). The URL is
+// checked by Connect.
+func NewTransport(url string, opts *ClientOptions) *Transport {
+	t := &Transport{url: url}
+	if opts != nil {
+		t.opts = *opts
+	}
+	o := &t.opts
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.ReconnectDelay <= 0 {
+		o.ReconnectDelay = DefaultReconnectDelay
+	}
+	if o.MaxReconnectDelay <= 0 {
+		o.MaxReconnectDelay = DefaultMaxReconnectDelay
+	}
+	switch {
+	case o.MaxReconnects == 0:
+		o.MaxReconnects = DefaultMaxReconnects
+	case o.MaxReconnects < 0:
+		o.MaxReconnects = 0
+	}
+	if o.MaxQueued <= 0 {
+		o.MaxQueued = DefaultMaxQueued
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	t.client = o.HTTPClient
+	if t.client == nil {
+		if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+			t.ownIdle = dt.Clone()
+			t.client = &http.Client{Transport: t.ownIdle}
+		} else {
+			t.client = &http.Client{}
+		}
+	}
+	t.log = o.Logger
+	if t.log == nil {
+		t.log = slog.New(slog.DiscardHandler)
+	}
+	t.dec = jsonrpc.NewDecoder(o.Limits, mcp.KnownMethods()...)
+	return t
+}
+
+// Connect returns a new connection to the endpoint. It checks the URL and
+// sends nothing: the first message written opens the conversation.
+func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
+	u, err := url.Parse(t.url)
+	if err != nil {
+		return nil, fmt.Errorf("streamable: invalid URL %q: %w", t.url, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("streamable: invalid URL %q: want http:// or https:// and a host", t.url)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := &ClientConn{t: t, url: u.String(), calls: make(map[jsonrpc.ID]*clientCall)}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.in = make(chan clientItem, t.opts.MaxQueued)
+	c.closed = make(chan struct{})
+	c.eof = make(chan struct{})
+	return c, nil
+}
+
+// A ClientConn is the client's side of one logical MCP connection over
+// Streamable HTTP: every message written is POSTed on its own, and the
+// messages of every response stream, of the standalone GET stream and of
+// resumed streams come out of Read, in the order each stream delivers
+// them. See Transport for the rules it follows.
+//
+// Read is bounded: MaxQueued messages wait for it at most, and streams
+// are not read further meanwhile. A response to a call no longer in
+// flight (a duplicate, or the answer to an abandoned call) is dropped.
+//
+// A ClientConn is a transport.SessionConn. Its goroutines (one per
+// request in flight, per open stream) belong to it; Close ends them all.
+type ClientConn struct {
+	t      *Transport
+	url    string
+	ctx    context.Context // parent of every HTTP request; cancelled by Close
+	cancel context.CancelFunc
+	in     chan clientItem // received messages, for Read
+	closed chan struct{}   // closed by Close
+	eof    chan struct{}   // closed when the stream of the HTTP+SSE fallback has ended
+	wg     sync.WaitGroup  // every goroutine of the conn
+
+	mu         sync.Mutex
+	done       bool                       // Close was called
+	calls      map[jsonrpc.ID]*clientCall // calls awaiting their response
+	session    string                     // the legacy session id, once the server gave one
+	version    string                     // the legacy protocol version negotiated by initialize
+	standalone context.CancelFunc         // stops the standalone GET stream; nil when none runs
+	tools      map[string][]HeaderParam   // the x-mcp-header parameters of modern tools
+	legacy     *sse.LegacyClient          // the HTTP+SSE fallback, once in use
+}
+
+// A clientCall is a call written and not yet answered.
+type clientCall struct {
+	id      jsonrpc.ID
+	method  string
+	modern  bool
+	session string                  // the legacy session it was sent in
+	abort   context.CancelCauseFunc // ends its HTTP requests
+	done    chan struct{}           // closed once answered or given up
+}
+
+// A clientItem is what Read returns next.
+type clientItem struct {
+	msg jsonrpc.Message
+	err error
+}
+
+// errClientAborted ends the HTTP requests of a call nobody waits for.
+var errClientAborted = errors.New("streamable: request aborted")
+
+// SessionID returns the id of the legacy session, or "" when there is
+// none (the modern era, a server without sessions, or after the session
+// expired).
+func (c *ClientConn) SessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session
+}
+
+// ProtocolVersion returns the legacy protocol version negotiated by
+// initialize, which the client sends in the MCP-Protocol-Version header
+// of legacy requests; "" before initialize, in the modern era, and after
+// the session expired.
+func (c *ClientConn) ProtocolVersion() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version
+}
+
+// UsesSSE reports whether the connection fell back to the legacy HTTP+SSE
+// transport (2024-11-05).
+func (c *ClientConn) UsesSSE() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.legacy != nil
+}
+
+// Read returns the next message received. It returns io.EOF after Close,
+// and when the stream of the HTTP+SSE fallback has ended; a frame that is
+// not a valid JSON-RPC message on that stream yields a
+// *jsonrpc.DecodeError.
+func (c *ClientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-c.closed:
+		return nil, io.EOF
+	case it := <-c.in:
+		return it.msg, it.err
+	default:
+	}
+	select {
+	case it := <-c.in:
+		return it.msg, it.err
+	case <-c.closed:
+		return nil, io.EOF
+	case <-c.eof:
+		select {
+		case it := <-c.in:
+			return it.msg, it.err
+		default:
+			return nil, io.EOF
+		}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// put queues a received message for Read, waiting while the queue is full;
+// it fails when ctx ends or the conn closes.
+func (c *ClientConn) put(ctx context.Context, it clientItem) bool {
+	select {
+	case c.in <- it:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-c.closed:
+		return false
+	}
+}
+
+// deliver queues the messages of a stream or body (a batch is delivered
+// member by member), doing the bookkeeping of responses: a response ends
+// its call, is peeked at (initialize, tools/list), and a response to a
+// call not in flight (a duplicate from a replay, or an abandoned call) is
+// dropped. It reports whether the response to want (if valid) was among
+// them.
+func (c *ClientConn) deliver(ctx context.Context, msg jsonrpc.Message, want jsonrpc.ID) (answered bool) {
+	switch m := msg.(type) {
+	case *jsonrpc.Batch:
+		for _, x := range m.Messages {
+			if c.deliver(ctx, x, want) {
+				answered = true
+			}
+		}
+		return answered
+	case *jsonrpc.Response:
+		c.mu.Lock()
+		call := c.calls[m.ID]
+		if call == nil {
+			c.mu.Unlock()
+			c.t.log.Debug("streamable: dropped a response to a call not in flight", "id", m.ID.String())
+			return want.IsValid() && m.ID == want
+		}
+		delete(c.calls, m.ID)
+		m = c.peekLocked(call, m)
+		c.mu.Unlock()
+		close(call.done)
+		c.put(ctx, clientItem{msg: m})
+		return want.IsValid() && m.ID == want
+	}
+	c.put(ctx, clientItem{msg: msg})
+	return false
+}
+
+// fail answers call with a JSON-RPC error, unless it was answered,
+// abandoned or aborted meanwhile, so that the caller's call fails.
+func (c *ClientConn) fail(call *clientCall, e *jsonrpc.Error) {
+	c.mu.Lock()
+	if c.calls[call.id] != call {
+		c.mu.Unlock()
+		return
+	}
+	delete(c.calls, call.id)
+	c.mu.Unlock()
+	close(call.done)
+	c.t.log.Debug("streamable: call failed", "method", call.method, "id", call.id.String(), "error", e.Message)
+	c.put(c.ctx, clientItem{msg: &jsonrpc.Response{ID: call.id, Error: e}})
+}
+
+// forget drops call without answering it (the caller abandoned it).
+func (c *ClientConn) forget(call *clientCall) {
+	c.mu.Lock()
+	if c.calls[call.id] == call {
+		delete(c.calls, call.id)
+		close(call.done)
+	}
+	c.mu.Unlock()
+}
+
+// Close ends the connection: it aborts the requests in flight and every
+// stream, ends the legacy session with DELETE (a 405 answer is fine),
+// waits for every goroutine of the connection, and makes Read return
+// io.EOF. It is idempotent.
+func (c *ClientConn) Close() error {
+	c.mu.Lock()
+	if c.done {
+		c.mu.Unlock()
+		return nil
+	}
+	c.done = true
+	sid, version, legacy := c.session, c.version, c.legacy
+	c.mu.Unlock()
+	close(c.closed)
+	c.cancel()
+	if legacy != nil {
+		legacy.Close()
+	}
+	if sid != "" && legacy == nil {
+		c.deleteSession(sid, version)
+	}
+	c.wg.Wait()
+	if c.t.ownIdle != nil {
+		c.t.ownIdle.CloseIdleConnections()
+	}
+	return nil
+}
+
+// deleteSession ends the legacy session sid, within a few seconds.
+func (c *ClientConn) deleteSession(sid, version string) {
+	ctx, cancel := context.WithTimeout(context.Background(), min(c.t.opts.ConnectTimeout, 5*time.Second))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.url, nil)
+	if err != nil {
+		return
+	}
+	c.setHeaders(req.Header, sid, version)
+	resp, err := c.t.client.Do(req)
+	if err != nil {
+		c.t.log.Debug("streamable: DELETE of the session failed", "error", err)
+		return
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 && resp.StatusCode != http.StatusMethodNotAllowed {
+		c.t.log.Debug("streamable: DELETE of the session refused", "status", resp.Status)
+	}
+}
+
+// setHeaders puts the user's headers, then the legacy session headers,
+// on h.
+func (c *ClientConn) setHeaders(h http.Header, sid, version string) {
+	for k, vs := range c.t.opts.Header {
+		h[k] = append([]string(nil), vs...)
+	}
+	if version != "" {
+		h[hdrKeyProtocolVersion] = []string{version}
+	}
+	if sid != "" {
+		h[hdrKeySessionID] = []string{sid}
+	}
+}
+
+// Canonical header names the client sets.
+var (
+	hdrKeyProtocolVersion = http.CanonicalHeaderKey(mcp.HeaderProtocolVersion)
+	hdrKeySessionID       = http.CanonicalHeaderKey(mcp.HeaderSessionID)
+	hdrKeyMethod          = http.CanonicalHeaderKey(mcp.HeaderMethod)
+	hdrKeyName            = http.CanonicalHeaderKey(mcp.HeaderName)
+	hdrKeyLastEventID     = http.CanonicalHeaderKey("Last-Event-ID")
+)

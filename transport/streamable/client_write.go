@@ -1,0 +1,447 @@
+package streamable
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport/internal/sse"
+)
+
+var clientEncoder = jsonrpc.Encoder{OmitNullID: true}
+
+// Write sends one message: a call, a notification or a response to a
+// request of the server, each in a POST of its own.
+//
+// A call returns as soon as its request is on the wire (or failed to get
+// there, which Write reports); its response comes out of Read, and so does
+// a JSON-RPC error response when the HTTP exchange fails after that, so
+// that the caller's call fails cleanly. Notifications and responses
+// return once the server has accepted them (202), or with the error it
+// gave.
+func (c *ClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	body, err := clientEncoder.Append(nil, m)
+	if err != nil {
+		return fmt.Errorf("streamable: %w", err)
+	}
+	select {
+	case <-c.closed:
+		return jsonrpc.ErrClosed
+	default:
+	}
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		if m.IsCall() {
+			return c.writeCall(ctx, m, body)
+		}
+		return c.writeNotification(ctx, m, body)
+	case *jsonrpc.Response:
+		return c.writeResponse(ctx, body)
+	}
+	return errors.New("streamable: a client sends no batches")
+}
+
+// writeCall registers a call and starts its POST.
+func (c *ClientConn) writeCall(ctx context.Context, req *jsonrpc.Request, body []byte) error {
+	modern := clientModernVersion(req)
+	c.mu.Lock()
+	switch {
+	case c.done:
+		c.mu.Unlock()
+		return jsonrpc.ErrClosed
+	case len(c.calls) >= c.t.opts.MaxInFlight:
+		c.mu.Unlock()
+		return fmt.Errorf("streamable: %d calls are already awaiting their response", len(c.calls))
+	case c.calls[req.ID] != nil:
+		c.mu.Unlock()
+		return fmt.Errorf("streamable: a call with id %s is already in flight", req.ID)
+	}
+	rctx, abort := context.WithCancelCause(c.ctx)
+	call := &clientCall{id: req.ID, method: req.Method, modern: modern != "", abort: abort, done: make(chan struct{})}
+	c.calls[req.ID] = call
+	if lc := c.legacy; lc != nil {
+		c.mu.Unlock()
+		defer abort(nil)
+		if err := lc.Post(ctx, body); err != nil {
+			c.forget(call)
+			return clientLegacyPostError(err)
+		}
+		return nil
+	}
+	if req.Method == mcp.MethodInitialize && modern == "" {
+		c.resetSessionLocked() // a new session starts
+	}
+	hdr := c.postHeaderLocked(req, modern)
+	call.session = c.session
+	c.wg.Add(1)
+	c.mu.Unlock()
+
+	sent := make(chan error, 1)
+	go c.runCall(rctx, call, body, hdr, sent)
+	select {
+	case err := <-sent:
+		return err
+	case <-ctx.Done():
+		abort(errClientAborted)
+		c.forget(call)
+		return ctx.Err()
+	}
+}
+
+// clientModernVersion returns the protocol version of a modern request's
+// _meta, or "" for a legacy message.
+func clientModernVersion(req *jsonrpc.Request) string {
+	meta, err := mcp.DecodeRequestMeta(req.Params)
+	if err != nil {
+		return ""
+	}
+	return string(meta.ProtocolVersion)
+}
+
+// resetSessionLocked forgets the legacy session: its id, its version and
+// its standalone stream.
+func (c *ClientConn) resetSessionLocked() {
+	c.session, c.version = "", ""
+	if c.standalone != nil {
+		c.standalone()
+		c.standalone = nil
+	}
+}
+
+// expireSession forgets session sid, which the server no longer knows
+// (HTTP 404), unless a new session replaced it meanwhile.
+func (c *ClientConn) expireSession(sid string) {
+	c.mu.Lock()
+	if c.session == sid {
+		c.t.log.Info("streamable: the server ended the session; the next initialize starts a new one", "session", sid)
+		c.resetSessionLocked()
+	}
+	c.mu.Unlock()
+}
+
+var errClientConnectTimeout = errors.New("streamable: timed out sending the request")
+
+// runCall POSTs a call and follows its answer until the response has been
+// delivered or the call given up. sent receives the outcome of sending the
+// request: nil once it is on the wire, or the error that kept it off.
+func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte, hdr http.Header, sent chan<- error) {
+	defer c.wg.Done()
+	defer call.abort(nil)
+	var once sync.Once
+	written := false
+	signal := func(err error) {
+		once.Do(func() {
+			written = err == nil
+			sent <- err
+		})
+	}
+	timer := time.AfterFunc(c.t.opts.ConnectTimeout, func() { call.abort(errClientConnectTimeout) })
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			timer.Stop()
+			signal(nil)
+		}
+	}}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		timer.Stop()
+		c.forget(call)
+		signal(fmt.Errorf("streamable: %w", err))
+		return
+	}
+	req.Header = hdr
+	resp, err := c.t.client.Do(req)
+	timer.Stop()
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil {
+			err = cause
+		}
+		signal(fmt.Errorf("streamable: POST %s %s: %w", call.method, c.url, err))
+		if !written || c.aborted(ctx) {
+			c.forget(call)
+			return
+		}
+		c.fail(call, clientTransportError(call, err))
+		return
+	}
+	signal(nil)
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		c.statusError(ctx, call, body, resp, hdr.Get(mcp.HeaderSessionID))
+		return
+	}
+	if call.method == mcp.MethodInitialize && !call.modern {
+		if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" {
+			if clientVisibleASCII(sid, 1024) {
+				c.mu.Lock()
+				c.session = sid
+				c.mu.Unlock()
+			} else {
+				c.t.log.Info("streamable: ignored an invalid Mcp-Session-Id", "value", sse.Snippet([]byte(sid), 64))
+			}
+		}
+	}
+	ct := resp.Header.Get("Content-Type")
+	switch {
+	case sse.IsEventStream(ct):
+		c.followStream(ctx, call, resp.Body)
+	case sse.IsJSON(ct):
+		c.readJSON(ctx, call, resp.Body)
+	default:
+		var one [1]byte
+		if n, _ := io.ReadFull(resp.Body, one[:]); n == 0 {
+			if call.modern {
+				c.fail(call, jsonrpc.Errorf(jsonrpc.CodeInternalError, "streamable: POST %s %s: HTTP %s without an answer, which a request needs", call.method, c.url, resp.Status))
+				return
+			}
+			// 202 or an empty 200 in a legacy session: the response may
+			// come on another stream (the standalone one).
+			c.t.log.Debug("streamable: a call was accepted without an answer", "method", call.method, "status", resp.Status)
+			return
+		}
+		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeInternalError, "streamable: POST %s %s: the answer has Content-Type %q, neither JSON nor an event stream", call.method, c.url, ct))
+	}
+}
+
+// aborted reports whether the request context ended because the caller
+// gave up the call or the conn closed: then nobody waits for an answer.
+func (c *ClientConn) aborted(ctx context.Context) bool {
+	cause := context.Cause(ctx)
+	return errors.Is(cause, errClientAborted) || c.ctx.Err() != nil
+}
+
+// readJSON delivers a JSON answer: one message, or an array of them.
+func (c *ClientConn) readJSON(ctx context.Context, call *clientCall, body io.Reader) {
+	max := c.maxMessage()
+	b, err := io.ReadAll(io.LimitReader(body, int64(max)+1))
+	switch {
+	case err != nil:
+		if !c.aborted(ctx) {
+			c.fail(call, clientTransportError(call, err))
+		}
+		return
+	case len(b) > max:
+		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "streamable: the answer to %s exceeds the limit of %d bytes", call.method, max))
+		return
+	}
+	msg, err := c.t.dec.Decode(b)
+	if err != nil {
+		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeParseError, "streamable: the answer to %s is not a valid JSON-RPC message: %v", call.method, err))
+		return
+	}
+	if r, ok := msg.(*jsonrpc.Response); ok && !r.ID.IsValid() {
+		r.ID = call.id // an error without an id answers this call
+	}
+	if !c.deliver(ctx, msg, call.id) {
+		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeInternalError, "streamable: the JSON answer to %s (id %s) does not hold its response", call.method, call.id))
+	}
+}
+
+// maxMessage returns the largest message accepted.
+func (c *ClientConn) maxMessage() int {
+	lim := c.t.dec.Limits()
+	return lim.MessageSize()
+}
+
+// statusError handles an HTTP error answer to a call: a 404 in a legacy
+// session ends the session; an initialize refused with 400, 404 or 405
+// and no modern error tries the HTTP+SSE fallback; otherwise the call
+// gets the error.
+func (c *ClientConn) statusError(ctx context.Context, call *clientCall, body []byte, resp *http.Response, sid string) {
+	se := sse.NewStatusError(resp)
+	e := c.errorFromStatus(se, sid)
+	switch se.StatusCode {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+		if call.method == mcp.MethodInitialize && !call.modern && !clientIsModernError(clientRPCErrorBody(se.Body)) && !c.t.opts.DisableSSEFallback {
+			c.fallback(ctx, call, body, e)
+			return
+		}
+	}
+	if se.StatusCode == http.StatusNotFound && sid != "" {
+		c.expireSession(sid)
+	}
+	c.fail(call, e)
+}
+
+// errorFromStatus turns an HTTP error answer into the JSON-RPC error to
+// report: the body's own error when it is a JSON-RPC error response,
+// otherwise one that says what happened (data: {"httpStatus": N}). A 404
+// to a request of session sid reports CodeSessionNotFound whatever the
+// body says: the session is gone, and the client must initialize again.
+func (c *ClientConn) errorFromStatus(se *sse.StatusError, sid string) *jsonrpc.Error {
+	body := clientRPCErrorBody(se.Body)
+	if se.StatusCode == http.StatusNotFound && sid != "" {
+		msg := "Session not found"
+		if body != nil {
+			msg = body.Message
+		}
+		return jsonrpc.Errorf(CodeSessionNotFound, "%s: the server no longer knows session %q (HTTP 404); initialize again", msg, sid).
+			WithData(map[string]any{"httpStatus": se.StatusCode})
+	}
+	if body != nil {
+		return body
+	}
+	msg := fmt.Sprintf("streamable: %s %s: HTTP %s", se.Method, se.URL, se.Status)
+	if s := sse.Snippet(se.Body, 200); s != "" {
+		msg += ": " + s
+	}
+	return jsonrpc.NewError(jsonrpc.CodeInternalError, msg).WithData(map[string]any{"httpStatus": se.StatusCode})
+}
+
+// clientRPCErrorBody returns the error of a JSON-RPC error response body,
+// or nil when the body is something else.
+func clientRPCErrorBody(b []byte) *jsonrpc.Error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	msg, err := jsonrpc.Decode(b, nil)
+	if err != nil {
+		return nil
+	}
+	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+		return r.Error
+	}
+	return nil
+}
+
+// clientIsModernError reports whether e is an error that only a server of
+// the modern era (2026-07-28) gives: a header mismatch, a missing client
+// capability, an unsupported protocol version, or an unknown method
+// (which is how such a server refuses initialize).
+func clientIsModernError(e *jsonrpc.Error) bool {
+	if e == nil {
+		return false
+	}
+	switch e.Code {
+	case mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion, jsonrpc.CodeMethodNotFound:
+		return true
+	}
+	return false
+}
+
+// clientTransportError reports a call whose HTTP exchange broke.
+func clientTransportError(call *clientCall, err error) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "streamable: %s (id %s): %v", call.method, call.id, err)
+}
+
+// writeNotification POSTs a notification. A cancellation of a modern call
+// is not sent: the call's stream is closed instead, which is how the
+// modern era cancels over HTTP.
+func (c *ClientConn) writeNotification(ctx context.Context, req *jsonrpc.Request, body []byte) error {
+	var cancelled *clientCall
+	if req.Method == mcp.NotificationCancelled {
+		var p mcp.CancelledParams
+		if json.Unmarshal(req.Params, &p) == nil && p.RequestID.IsValid() {
+			c.mu.Lock()
+			call := c.calls[p.RequestID]
+			if call != nil && call.modern {
+				delete(c.calls, call.id)
+				close(call.done)
+				c.mu.Unlock()
+				call.abort(errClientAborted)
+				return nil
+			}
+			c.mu.Unlock()
+			cancelled = call
+		}
+	}
+	if cancelled != nil {
+		// The server is told first, then the stream is closed: a legacy
+		// disconnection alone is no cancellation.
+		defer func() {
+			cancelled.abort(errClientAborted)
+			c.forget(cancelled)
+		}()
+	}
+	modern := clientModernVersion(req)
+	c.mu.Lock()
+	if lc := c.legacy; lc != nil {
+		c.mu.Unlock()
+		return clientLegacyPostError(lc.Post(ctx, body))
+	}
+	if modern == "" && c.session == "" && c.version == "" {
+		c.mu.Unlock()
+		if req.Method == mcp.NotificationCancelled {
+			return nil // nothing in flight to cancel
+		}
+		return fmt.Errorf("streamable: %s not sent: a notification without a protocol version in _meta goes only to a legacy session, and none is open", req.Method)
+	}
+	hdr := c.postHeaderLocked(req, modern)
+	c.mu.Unlock()
+	sid := hdr.Get(mcp.HeaderSessionID)
+	if err := c.postSync(ctx, body, hdr, sid); err != nil {
+		return err
+	}
+	if req.Method == mcp.NotificationInitialized && modern == "" {
+		c.startStandalone(ctx, sid)
+	}
+	return nil
+}
+
+// writeResponse POSTs the client's response to a request of the server
+// (legacy sessions only: modern servers send no requests).
+func (c *ClientConn) writeResponse(ctx context.Context, body []byte) error {
+	c.mu.Lock()
+	if lc := c.legacy; lc != nil {
+		c.mu.Unlock()
+		return clientLegacyPostError(lc.Post(ctx, body))
+	}
+	hdr := make(http.Header, 6)
+	c.setHeaders(hdr, c.session, c.version)
+	c.mu.Unlock()
+	hdr["Content-Type"] = []string{"application/json"}
+	hdr["Accept"] = []string{"application/json, text/event-stream"}
+	return c.postSync(ctx, body, hdr, hdr.Get(mcp.HeaderSessionID))
+}
+
+// postSync POSTs a notification or a response and waits for the answer
+// (202, or any 2xx: its body is ignored), within ConnectTimeout.
+func (c *ClientConn) postSync(ctx context.Context, body []byte, hdr http.Header, sid string) error {
+	ctx, cancel := context.WithTimeout(ctx, c.t.opts.ConnectTimeout)
+	defer cancel()
+	stop := context.AfterFunc(c.ctx, cancel)
+	defer stop()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("streamable: %w", err)
+	}
+	req.Header = hdr
+	resp, err := c.t.client.Do(req)
+	if err != nil {
+		if c.ctx.Err() != nil {
+			return jsonrpc.ErrClosed
+		}
+		return fmt.Errorf("streamable: POST %s: %w", c.url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 == 2 {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil
+	}
+	se := sse.NewStatusError(resp)
+	if se.StatusCode == http.StatusNotFound && sid != "" {
+		c.expireSession(sid)
+	}
+	return c.errorFromStatus(se, sid)
+}
+
+// clientLegacyPostError returns the error to report for a failed POST of the
+// HTTP+SSE transport: the body's JSON-RPC error when it has one.
+func clientLegacyPostError(err error) error {
+	var se *sse.StatusError
+	if errors.As(err, &se) {
+		if e := clientRPCErrorBody(se.Body); e != nil {
+			return e
+		}
+	}
+	return err
+}

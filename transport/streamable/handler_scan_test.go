@@ -1,0 +1,102 @@
+package streamable
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestMember(t *testing.T) {
+	obj := []byte(` { "a" : 1, "b\u0022":"x", "_meta": {"k": [1, {"x":"}"}], "v": "2026-07-28"}, "s": "a\"b", "n": null, "t" : true } `)
+	for _, tc := range []struct{ key, want string }{
+		{"a", "1"},
+		{`b"`, `"x"`},
+		{"_meta", `{"k": [1, {"x":"}"}], "v": "2026-07-28"}`},
+		{"s", `"a\"b"`},
+		{"n", "null"},
+		{"t", "true"},
+		{"missing", ""},
+	} {
+		if got := string(member(obj, tc.key)); got != tc.want {
+			t.Errorf("member %q = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+	if got := string(memberPath(obj, []string{"_meta", "v"})); got != `"2026-07-28"` {
+		t.Errorf("path: %q", got)
+	}
+	for _, notObject := range []string{"", "[1]", `"x"`, "null", "{"} {
+		if member([]byte(notObject), "a") != nil {
+			t.Errorf("member of %q", notObject)
+		}
+	}
+	if !stringEquals([]byte(`"a\"b"`), `a"b`) || stringEquals([]byte(`"ab"`), "a") || stringEquals([]byte(`1`), "1") {
+		t.Error("stringEquals")
+	}
+}
+
+func TestMemberAllocs(t *testing.T) {
+	params := []byte(`{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`)
+	n := testing.AllocsPerRun(100, func() {
+		meta := member(params, "_meta")
+		if !stringEquals(member(meta, "io.modelcontextprotocol/protocolVersion"), "2026-07-28") {
+			t.Fatal("no version")
+		}
+	})
+	if n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
+
+func TestParamMatches(t *testing.T) {
+	for _, tc := range []struct {
+		v, text string
+		want    bool
+	}{
+		{`"Hello"`, "Hello", true},
+		{`"Hello"`, "hello", false},
+		{`42`, "42", true},
+		{`42`, "042", true},
+		{`42.0`, "42", true},
+		{`4.2e1`, "42", true},
+		{`42`, "42.5", false},
+		{`-1`, "-1", true},
+		{`true`, "true", true},
+		{`true`, "True", false},
+		{`false`, "true", false},
+		{`{}`, "{}", false},
+	} {
+		if got := paramMatches([]byte(tc.v), tc.text); got != tc.want {
+			t.Errorf("paramMatches(%s, %q) = %v", tc.v, tc.text, got)
+		}
+	}
+}
+
+func TestHeaderParamsFromSchema(t *testing.T) {
+	got, err := HeaderParamsFromSchema(json.RawMessage(`{"type":"object","properties":{
+		"region":{"type":"string","x-mcp-header":"Region"},
+		"opts":{"type":"object","properties":{"n":{"type":"integer","x-mcp-header":"Count"}}},
+		"plain":{"type":"string"}}}`))
+	if err != nil || len(got) != 2 {
+		t.Fatalf("%v %v", got, err)
+	}
+	paths := map[string]string{}
+	for _, p := range got {
+		paths[p.Name] = strings.Join(p.Path, ".")
+	}
+	if paths["Region"] != "region" || paths["Count"] != "opts.n" {
+		t.Errorf("paths %v", paths)
+	}
+	for _, bad := range []string{
+		`{"type":"object","properties":{"x":{"type":"number","x-mcp-header":"X"}}}`,
+		`{"type":"object","properties":{"x":{"type":"string","x-mcp-header":""}}}`,
+		`{"type":"object","properties":{"x":{"type":"string","x-mcp-header":"a b"}}}`,
+		`{"type":"object","properties":{"x":{"type":"string","x-mcp-header":"A"},"y":{"type":"string","x-mcp-header":"a"}}}`,
+		`{"type":"object","properties":{"x":{"type":"string","x-mcp-header":7}}}`,
+		`{"type":"object","x-mcp-header":"Root"}`,
+		`[`,
+	} {
+		if _, err := HeaderParamsFromSchema(json.RawMessage(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+// Package streamable implements the Streamable HTTP transport of MCP: an
+// http.Handler that serves an MCP server on one endpoint, and the client
+// side that talks to such an endpoint.
+//
+// # Serving
+//
+// NewHandler serves any transport.MessageServer, usually a
+// *server.Server, for every protocol revision at once, deciding per
+// message:
+//
+//   - A POST is modern (2026-07-28, stateless) when its
+//     MCP-Protocol-Version header names a modern revision or its body's
+//     _meta names a protocol version. The handler checks the envelope and
+//     headers in the order the conformance suite expects (the version
+//     header; _meta's protocolVersion and clientCapabilities, -32602; the
+//     header equal to _meta, -32020; the version supported, -32022 with
+//     the supported list; Mcp-Method, Mcp-Name and the Mcp-Param-*
+//     headers, -32020), all answered with HTTP 400, then serves the
+//     request without a session. Unknown and removed methods get 404.
+//     Closing the response cancels the request.
+//   - Anything else belongs to a legacy session (2025-03-26 to
+//     2025-11-25): initialize opens one and its response carries the
+//     Mcp-Session-Id header; every later POST, GET and DELETE sends it.
+//     A dropped connection does not cancel a legacy request.
+//
+// The answer to a request is a JSON body when nothing else comes first;
+// at the first message the request sends before its answer (progress, a
+// log message, a question to the client) the response becomes an SSE
+// stream, which ends with the answer. Each message is one SSE event with
+// one data line. A legacy session's other messages (list changes,
+// resource updates) go on its standalone stream, opened with GET; while
+// none is open a bounded number of them wait for the next one. Every
+// message goes on exactly one stream.
+//
+// # Resumability
+//
+// With an EventStore (NewMemoryEventStore, or a shared one), legacy
+// streams can be resumed: every POST that carries a request is answered
+// with an SSE stream that starts with a priming event (an id, a retry
+// delay, empty data), every event is kept, and a client that lost a
+// stream gets the rest of it with GET and Last-Event-ID, including the
+// answer of a request that was still running. A tool may close its own
+// stream with CloseStream to hand a long call over to polling (SEP-1699).
+//
+// # Limits and hardening
+//
+// Every input is bounded: the body (4 MiB, 413), JSON nesting, the
+// number of sessions (10,000, 503), their idle time (30 minutes), the
+// messages kept for a missing GET stream, the event store. Requests go
+// through the strict decoder of package jsonrpc. Host and Origin are
+// checked against DNS rebinding (403) for requests that arrive on a
+// loopback address. Content-Type must be application/json (415) and
+// Accept must allow JSON and SSE for POST, SSE for GET (406; a missing
+// Accept allows everything). Each refusal carries a JSON-RPC error
+// without id. SSE streams get a comment after 15 seconds of silence.
+//
+// An idle legacy session holds no goroutine and no stream: about 300
+// bytes of the handler's plus the server's own session (about 2 KB in all
+// with a *server.Server; TestIdleSessionMemory measures it).
+//
+// The handler does no CORS. For browser clients on other origins, wrap it
+// in a CORS middleware that answers preflight requests, allows the
+// MCP-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Mcp-Param-*
+// and Last-Event-ID request headers, exposes Mcp-Session-Id, and list the
+// origins in HandlerOptions.AllowedOrigins.
+//
+// # Mounting
+//
+// Mount the handler on the endpoint path and close it on shutdown:
+//
+//	h := streamable.NewHandler(srv, nil)
+//	mux := http.NewServeMux()
+//	mux.Handle("/mcp", h)
+//	hs := &http.Server{Addr: "localhost:3000", Handler: mux}
+//	go hs.ListenAndServe()
+//	...
+//	srv.Close()                 // ends subscriptions/listen streams
+//	h.Shutdown(ctx)             // ends legacy sessions and their streams
+//	hs.Shutdown(ctx)            // waits for the remaining requests
+//
+// Legacy clients of revision 2024-11-05 use the HTTP+SSE transport of
+// package transport/sse, which can be mounted beside this handler.
+package streamable
