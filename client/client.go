@@ -54,6 +54,11 @@ type Options struct {
 	// MaxRounds bounds the rounds of one multi round-trip request (modern
 	// era). Default 16.
 	MaxRounds int
+	// Tasks declares the tasks extension (io.modelcontextprotocol/tasks)
+	// on modern requests, which lets the server answer tools/call with a
+	// task; CallTool then follows the task to its end. The core tasks of
+	// 2025-11-25 need no option. See Session.CallToolAsTask on both.
+	Tasks bool
 	// KeepAlive, if positive, pings the server at this interval and
 	// closes the session when a ping goes unanswered.
 	KeepAlive time.Duration

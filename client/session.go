@@ -113,6 +113,7 @@ func (c *Client) modernCaps() mcp.ClientCapabilities {
 	if caps.Roots != nil {
 		caps.Roots = &mcp.RootsCapability{}
 	}
+	c.declareTasks(&caps) // tasks: the extension, when Options.Tasks (tasks.go)
 	return caps
 }
 

@@ -52,6 +52,12 @@ func (s *Server) methodTable() map[string]*methodInfo {
 		mcp.MethodGetPrompt:              method(func(p *mcp.GetPromptParams) *mcp.RequestMeta { return &p.Meta }, s.getPrompt),
 		mcp.MethodComplete:               method(func(p *mcp.CompleteParams) *mcp.RequestMeta { return &p.Meta }, s.complete),
 		mcp.MethodSubscriptionsListen:    method(func(p *mcp.SubscriptionsListenParams) *mcp.RequestMeta { return &p.Meta }, s.listen),
+		// tasks: both eras' tasks/* methods (tasks_methods.go)
+		mcp.MethodGetTask:        method(func(p *mcp.GetTaskParams) *mcp.RequestMeta { return &p.Meta }, s.getTask),
+		mcp.MethodGetTaskPayload: method(func(p *mcp.GetTaskPayloadParams) *mcp.RequestMeta { return &p.Meta }, s.taskResult),
+		mcp.MethodListTasks:      method(func(p *mcp.ListTasksParams) *mcp.RequestMeta { return &p.Meta }, s.listTasks),
+		mcp.MethodCancelTask:     method(func(p *mcp.CancelTaskParams) *mcp.RequestMeta { return &p.Meta }, s.cancelTask),
+		mcp.MethodUpdateTask:     method(func(p *mcp.UpdateTaskParams) *mcp.RequestMeta { return &p.Meta }, s.updateTask),
 	}
 }
 
@@ -145,7 +151,7 @@ func (s *Server) initialize(ctx context.Context, r *Request, p *mcp.InitializePa
 	sess.mu.Unlock()
 	return &mcp.InitializeResult{
 		ProtocolVersion: v,
-		Capabilities:    s.Capabilities(),
+		Capabilities:    s.capabilitiesFor(v), // tasks: per-era task capabilities (tasks.go)
 		ServerInfo:      s.info,
 		Instructions:    s.opts.Instructions,
 	}, nil
@@ -173,7 +179,7 @@ func (s *Server) setLevel(ctx context.Context, r *Request, p *mcp.SetLevelParams
 func (s *Server) discover(ctx context.Context, r *Request, p *mcp.RequestParams) (any, error) {
 	res := &mcp.DiscoverResult{
 		SupportedVersions: s.versions,
-		Capabilities:      s.Capabilities(),
+		Capabilities:      s.capabilitiesFor(r.Version), // tasks: per-era task capabilities (tasks.go)
 		Instructions:      s.opts.Instructions,
 	}
 	r.cacheable(&res.ResultType, &res.Meta, &res.TTLMs, &res.CacheScope)

@@ -58,6 +58,11 @@ func (s *Server) listen(ctx context.Context, r *Request, p *mcp.SubscriptionsLis
 	if caps.Resources != nil {
 		got.ResourceSubscriptions = want.ResourceSubscriptions
 	}
+	taskIDs, err := s.listenTaskIDs(ctx, r, want.TaskIDs) // tasks: (tasks_methods.go)
+	if err != nil {
+		return nil, err
+	}
+	got.TaskIDs = taskIDs
 	idJSON, _ := json.Marshal(r.ID)
 	l := &listener{id: r.ID, filter: got, out: r.out, ctx: ctx}
 	meta := mcp.Meta{mcp.MetaKeySubscriptionID: json.RawMessage(idJSON)}

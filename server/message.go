@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime/debug"
 
@@ -91,4 +92,26 @@ func (o writerOutbound) Notify(ctx context.Context, method string, params any) e
 
 func (o writerOutbound) Call(ctx context.Context, method string, params, result any) error {
 	return fmt.Errorf("mcp server: a stateless request cannot send %s to the client", method)
+}
+
+// ProtocolVersions lists the revisions the server serves (see
+// transport.VersionLister).
+func (s *Server) ProtocolVersions() []string {
+	out := make([]string, len(s.versions))
+	for i, v := range s.versions {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// ToolInputSchema returns the input schema of a tool as listed (see
+// transport.ToolSchemaLister).
+func (s *Server) ToolInputSchema(name string) (json.RawMessage, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e, ok := s.tools.get(name)
+	if !ok {
+		return nil, false
+	}
+	return e.tool.InputSchema, true
 }

@@ -90,7 +90,8 @@ func (r *Request) begin(meta *mcp.RequestMeta) error {
 		if meta.ClientCapabilities == nil {
 			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, `Invalid params: _meta lacks "io.modelcontextprotocol/clientCapabilities"`)
 		}
-		if !mcp.HasMethod(v, r.Method) {
+		// tasks: the extension's methods are gated per request (tasks_methods.go)
+		if !mcp.HasMethod(v, r.Method) && !mcp.IsTasksExtensionMethod(r.Method) {
 			return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s is not part of revision %s", r.Method, v)
 		}
 		if meta.LogLevel != "" && !meta.LogLevel.IsValid() {
@@ -212,6 +213,9 @@ func (r *Request) Ask(ctx context.Context, questions ...*Question) error {
 		}
 	}
 	if r.modern {
+		if run := r.taskRun(); run != nil { // tasks: a task's questions wait for tasks/update (tasks_methods.go)
+			return run.ask(ctx, r, questions)
+		}
 		return r.askModern(questions)
 	}
 	if len(questions) == 1 {

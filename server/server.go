@@ -70,6 +70,11 @@ type Options struct {
 	// OnRootsListChanged is called when a legacy session's client says
 	// its roots changed.
 	OnRootsListChanged func(ctx context.Context, sess *Session)
+	// Tasks, if set, enables tasks for the tools that support them
+	// (mcp.Tool.Execution.TaskSupport): the core tasks of 2025-11-25 and
+	// the tasks extension of 2026-07-28; see TaskOptions. Default nil: no
+	// tasks.
+	Tasks *TaskOptions
 }
 
 // A Server is an MCP server: a set of tools, resources and prompts, served
@@ -99,6 +104,7 @@ type Server struct {
 	versions   []mcp.Version
 	modern     bool // a modern revision is among versions
 	legacy     []mcp.Version
+	tasks      *taskEngine // tasks: nil unless Options.Tasks (tasks.go)
 }
 
 // New returns a server that introduces itself with info.
@@ -130,6 +136,9 @@ func New(info mcp.Implementation, opts *Options) *Server {
 	s.ttlMs = s.opts.CacheTTL.Milliseconds()
 	if s.opts.CacheScope == "" {
 		s.opts.CacheScope = mcp.CacheScopePrivate
+	}
+	if s.opts.Tasks != nil { // tasks: (tasks.go)
+		s.tasks = newTaskEngine(s, s.opts.Tasks)
 	}
 	s.methods = s.methodTable()
 	s.handler = jsonrpc.Chain(jsonrpc.HandlerFunc(s.dispatch), s.opts.Middleware...)
@@ -197,6 +206,7 @@ func (s *Server) capabilitiesLocked() mcp.ServerCapabilities {
 	if s.opts.Complete != nil || s.hasCompletersLocked() || c.Completions != nil {
 		c.Completions = &mcp.Supported{}
 	}
+	s.addTaskCapabilities(&c) // tasks: (tasks.go)
 	return c
 }
 
@@ -229,6 +239,7 @@ func (s *Server) Run(ctx context.Context, t transport.Transport) error {
 // end with a result, as the protocol wants), and waits for the sessions
 // to finish. The server can still serve new sessions afterwards.
 func (s *Server) Close() error {
+	s.tasks.stop() // tasks: cancel running tasks and wait for them (tasks.go)
 	s.mu.Lock()
 	if !s.closed {
 		close(s.done)
@@ -242,6 +253,7 @@ func (s *Server) Close() error {
 	s.done = make(chan struct{})
 	s.closed = false
 	s.mu.Unlock()
+	s.tasks.restart() // tasks: (tasks.go)
 	return nil
 }
 

@@ -127,20 +127,34 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *mcp.CallToolParams
 	if err := s.startRound(ctx, r, p.Name, p.Arguments, p.RequestState, p.InputResponses); err != nil {
 		return nil, err
 	}
-	var res *mcp.CallToolResult
-	if err := e.input.Validate(p.Arguments); err != nil {
-		res = ErrorResult(fmt.Sprintf("invalid arguments for tool %q: %s", p.Name, validationMessage(err, "arguments")))
-	} else if res, err = e.handler(ctx, r, p); err != nil {
-		if isProtocolError(err) {
-			return nil, err
-		}
-		res = ErrorResult(err.Error())
-	} else if res == nil {
-		res = &mcp.CallToolResult{}
+	if res, handled, err := s.callToolTask(ctx, r, p, e); handled { // tasks: (tasks_call.go)
+		return res, err
+	}
+	res, err := s.invokeTool(ctx, r, p, e)
+	if err != nil {
+		return nil, err
 	}
 	c := *res
 	r.complete(&c.ResultType, &c.Meta)
 	return &c, nil
+}
+
+// invokeTool validates the arguments and runs the handler: it returns the
+// tool's result (never nil), or the protocol error the call fails with.
+func (s *Server) invokeTool(ctx context.Context, r *Request, p *mcp.CallToolParams, e *toolEntry) (*mcp.CallToolResult, error) {
+	if err := e.input.Validate(p.Arguments); err != nil {
+		return ErrorResult(fmt.Sprintf("invalid arguments for tool %q: %s", p.Name, validationMessage(err, "arguments"))), nil
+	}
+	res, err := e.handler(ctx, r, p)
+	switch {
+	case err != nil && isProtocolError(err):
+		return nil, err
+	case err != nil:
+		return ErrorResult(err.Error()), nil
+	case res == nil:
+		return &mcp.CallToolResult{}, nil
+	}
+	return res, nil
 }
 
 // isProtocolError tells the errors of a tool handler that are sent as

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
@@ -45,3 +46,19 @@ type ServerSession interface {
 	// Done is closed when the session has ended.
 	Done() <-chan struct{}
 }
+
+// Optional interfaces a MessageServer may implement, which HTTP handlers
+// use when they are not told otherwise.
+type (
+	// A VersionLister names the protocol revisions the server serves,
+	// for the handler's header checks and its -32022 errors.
+	VersionLister interface {
+		ProtocolVersions() []string
+	}
+	// A ToolSchemaLister gives a tool's input schema as listed, for the
+	// handler's checks of the Mcp-Param-* headers of modern tools/call
+	// requests (x-mcp-header annotations).
+	ToolSchemaLister interface {
+		ToolInputSchema(name string) (json.RawMessage, bool)
+	}
+)

@@ -46,7 +46,9 @@ func (e *env) connect(ctx context.Context, opts *client.Options) (*client.Sessio
 		o.Sample = sampleCanned
 	}
 	if o.Roots == nil {
-		o.Roots = func(context.Context) (*mcp.ListRootsResult, error) { return &mcp.ListRootsResult{Roots: []mcp.Root{}}, nil }
+		o.Roots = func(context.Context) (*mcp.ListRootsResult, error) {
+			return &mcp.ListRootsResult{Roots: []mcp.Root{}}, nil
+		}
 	}
 	o.Logger = e.log
 	o.Version = e.version

@@ -60,6 +60,7 @@ func newServer(logger *slog.Logger) (*server.Server, error) {
 	}, &server.Options{
 		Instructions: "Test fixtures for the MCP conformance suite. Tools, resources and prompts have fixed names and contents.",
 		Logger:       logger,
+		Tasks:        taskOptions(),
 	})
 	e := &everything{srv: srv, watchedRevision: 1}
 	// errors.Join evaluates its arguments in order, which keeps the
@@ -69,6 +70,7 @@ func newServer(logger *slog.Logger) (*server.Server, error) {
 		e.addInteractionTools(),
 		e.addStatelessTools(),
 		e.addMRTRTools(),
+		registerTaskFixtures(srv),
 		e.addResources(),
 		e.addPrompts(),
 	); err != nil {

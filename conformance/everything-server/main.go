@@ -7,7 +7,7 @@
 // Usage:
 //
 //	everything-server -stdio        serve one session on stdin/stdout
-//	everything-server -http ADDR    serve Streamable HTTP on ADDR (not yet supported)
+//	everything-server -http ADDR    serve Streamable HTTP on http://ADDR/mcp (legacy HTTP+SSE on /sse)
 //
 // # Design
 //
@@ -47,14 +47,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/transport/sse"
 	"github.com/mcpwire/mcpwire/transport/stdio"
+	"github.com/mcpwire/mcpwire/transport/streamable"
 )
 
 // Exit codes.
@@ -87,7 +92,7 @@ const usage = `usage: everything-server -stdio | -http ADDR [-v]
 Serves the fixtures of the MCP conformance suite.
 
   -stdio      serve one session on stdin and stdout
-  -http ADDR  serve Streamable HTTP on ADDR, e.g. localhost:3000 (not yet supported)
+  -http ADDR  serve Streamable HTTP on http://ADDR/mcp, e.g. localhost:3000
   -v          write debug diagnostics to stderr
 `
 
@@ -138,7 +143,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitError
 	}
 	if cfg.http != "" {
-		err = serveHTTP(ctx, srv, cfg.http)
+		err = serveHTTP(ctx, srv, cfg.http, logger)
 	} else {
 		err = serveStdio(ctx, srv, stdin, stdout)
 	}
@@ -159,14 +164,41 @@ func serveStdio(ctx context.Context, srv *server.Server, stdin io.Reader, stdout
 	return nil
 }
 
-// errHTTPNotSupported is the answer to -http until mcpwire has its
-// Streamable HTTP transport.
-var errHTTPNotSupported = errors.New("the Streamable HTTP transport is not yet supported: run with -stdio")
-
-// serveHTTP serves Streamable HTTP on addr until ctx ends. This is the one
-// place to change when the transport exists: listen on addr (a localhost
-// address, which the dns-rebinding-protection scenario requires), hand the
-// server's HTTP handler to an http.Server, and shut it down when ctx ends.
-func serveHTTP(ctx context.Context, srv *server.Server, addr string) error {
-	return fmt.Errorf("-http %s: %w", addr, errHTTPNotSupported)
+// serveHTTP serves MCP over HTTP on addr until ctx ends: Streamable HTTP
+// for every revision on /mcp (with an event store, so that interrupted
+// streams can be resumed), and the legacy 2024-11-05 HTTP+SSE transport on
+// /sse. Give it a localhost address: the dns-rebinding-protection scenario
+// requires one, and the handlers then check Host and Origin.
+func serveHTTP(ctx context.Context, srv *server.Server, addr string, logger *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	h := streamable.NewHandler(srv, &streamable.HandlerOptions{
+		EventStore: streamable.NewMemoryEventStore(nil),
+		Logger:     logger,
+	})
+	legacy := sse.NewHandler(srv, &sse.HandlerOptions{Logger: logger})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	mux.Handle("/sse", legacy)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp")
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Close()
+		h.Shutdown(sctx)
+		legacy.Shutdown(sctx)
+		hs.Shutdown(sctx)
+	}()
+	err = hs.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		<-stopped
+		return nil
+	}
+	return err
 }

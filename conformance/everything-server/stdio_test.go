@@ -62,7 +62,7 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{[]string{"-bogus"}, exitUsage, "everything-server: flag provided but not defined: -bogus (see -h)"},
 		{nil, exitUsage, "everything-server: choose a transport: -stdio or -http ADDR (see -h)"},
-		{[]string{"-http", "localhost:0"}, exitError, "everything-server: -http localhost:0: the Streamable HTTP transport is not yet supported: run with -stdio"},
+		{[]string{"-http", "localhost:99999"}, exitError, "everything-server: listen tcp: address 99999: invalid port"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(t.Context(), c.args, strings.NewReader(""), &stdout, &stderr)
@@ -270,7 +270,7 @@ func TestBinary(t *testing.T) {
 	})
 
 	t.Run("bad-flags", func(t *testing.T) {
-		for _, args := range [][]string{{"-bogus"}, {}, {"-http", "localhost:0"}, {"-stdio", "-http", "x"}} {
+		for _, args := range [][]string{{"-bogus"}, {}, {"-http", "localhost:99999"}, {"-stdio", "-http", "x"}} {
 			cmd := exec.Command(bin, args...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr

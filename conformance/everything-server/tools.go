@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/transport/streamable"
 )
 
 // The tools of the 2025-era scenarios (tools-call-*, elicitation-sep1034-
@@ -244,13 +245,13 @@ func (e *everything) addInteractionTools() error {
 // testReconnection is test_reconnection, the fixture of the
 // server-sse-polling scenario. That scenario runs over Streamable HTTP:
 // the transport primes the POST response stream (an event id, a retry
-// field, empty data), closes the stream while this call is still running,
-// and replays the result when the client resumes with GET and
-// Last-Event-ID. The handler itself only has to take a little time, so
-// that the result comes after the stream was closed; on stdio there is no
-// stream to close and the result simply follows the delay. The result must
-// not be an error: the scenario fails a tool result with isError.
+// field, empty data); the handler asks it to close the stream while the
+// call goes on (SEP-1699 polling), and the result is replayed when the
+// client resumes with GET and Last-Event-ID. On stdio there is no stream
+// to close and the result simply follows the delay. The result must not
+// be an error: the scenario fails a tool result with isError.
 func testReconnection(ctx context.Context, r *server.Request, _ noArgs) (string, error) {
+	streamable.CloseStream(ctx)
 	if err := pause(ctx, reconnectDelay); err != nil {
 		return "", err
 	}

@@ -82,13 +82,15 @@ type HandlerOptions struct {
 	DisableDNSRebindingProtection bool
 	// Versions lists the protocol revisions accepted in the
 	// MCP-Protocol-Version header and in a modern request's _meta.
-	// Default mcp.SupportedVersions(). Give the server's own list when it
-	// serves fewer.
+	// Default: the server's (transport.VersionLister), else
+	// mcp.SupportedVersions().
 	Versions []mcp.Version
 	// ToolHeaderParams returns the x-mcp-header parameters of a tool (see
 	// HeaderParamsFromSchema), so that the handler can check the
 	// Mcp-Param-* headers of modern tools/call requests against their
-	// arguments. Nil: those headers are not checked.
+	// arguments. Default: derived from the server's tool schemas when it
+	// lists them (transport.ToolSchemaLister); otherwise those headers are
+	// not checked.
 	ToolHeaderParams func(toolName string) []HeaderParam
 }
 
@@ -147,8 +149,16 @@ func NewHandler(srv transport.MessageServer, opts *HandlerOptions) *Handler {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	h.versions = o.Versions
+	if vl, ok := srv.(transport.VersionLister); ok && len(h.versions) == 0 {
+		for _, v := range vl.ProtocolVersions() {
+			h.versions = append(h.versions, mcp.Version(v))
+		}
+	}
 	if len(h.versions) == 0 {
 		h.versions = mcp.SupportedVersions()
+	}
+	if tl, ok := srv.(transport.ToolSchemaLister); ok && o.ToolHeaderParams == nil {
+		h.opts.ToolHeaderParams = newHeaderParamCache(tl).lookup
 	}
 	for _, v := range h.versions {
 		if mcp.IsModern(v) {
