@@ -23,7 +23,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mcpwire/mcpwire/mcp"
@@ -40,6 +42,9 @@ type env struct {
 	context  json.RawMessage // MCP_CONFORMANCE_CONTEXT, or nil
 	version  mcp.Version     // MCP_CONFORMANCE_PROTOCOL_VERSION, or ""
 	log      *slog.Logger
+	// httpClient, if set, sends the transport's requests (the OAuth
+	// transport of the auth scenarios).
+	httpClient *http.Client
 }
 
 func run(args []string, getenv func(string) string, stderr io.Writer) int {
@@ -75,6 +80,9 @@ func run(args []string, getenv func(string) string, stderr io.Writer) int {
 		return 2
 	}
 	sc, ok := scenarios[e.scenario]
+	if !ok && strings.HasPrefix(e.scenario, "auth/") {
+		sc, ok = authorized, true
+	}
 	if !ok {
 		if e.scenario == "" {
 			fmt.Fprintln(stderr, "everything-client: MCP_CONFORMANCE_SCENARIO is not set")

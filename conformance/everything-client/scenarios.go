@@ -56,7 +56,7 @@ func (e *env) connect(ctx context.Context, opts *client.Options) (*client.Sessio
 		o.Version = mcp.LatestLegacy
 	}
 	c := client.New(mcp.Implementation{Name: "mcpwire-everything-client", Version: "1.0.0"}, &o)
-	s, err := c.Connect(ctx, streamable.NewTransport(e.url, &streamable.ClientOptions{Logger: e.log}))
+	s, err := c.Connect(ctx, streamable.NewTransport(e.url, &streamable.ClientOptions{Logger: e.log, HTTPClient: e.httpClient}))
 	if err != nil {
 		return nil, err
 	}
