@@ -109,6 +109,9 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 		if len(m) == 0 || m[0] != '"' {
 			return fail(`"method" must be a string`)
 		}
+		if len(m) == 2 {
+			return fail(`"method" must not be empty`)
+		}
 		if hasNull {
 			return fail(`"id" must not be null`)
 		}
