@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/mcpwire/mcpwire/internal/peer"
@@ -77,6 +78,35 @@ type Client struct {
 	opts Options
 	log  *slog.Logger
 	caps mcp.ClientCapabilities
+
+	erasMu sync.Mutex
+	eras   map[string]mcp.Version // the revision each known server spoke
+}
+
+// maxEras bounds the servers whose revision a client remembers.
+const maxEras = 256
+
+// knownEra returns the revision the server at addr spoke last time.
+func (c *Client) knownEra(addr string) mcp.Version {
+	if addr == "" {
+		return ""
+	}
+	c.erasMu.Lock()
+	defer c.erasMu.Unlock()
+	return c.eras[addr]
+}
+
+// rememberEra records the revision the server at addr speaks.
+func (c *Client) rememberEra(addr string, v mcp.Version) {
+	if addr == "" {
+		return
+	}
+	c.erasMu.Lock()
+	defer c.erasMu.Unlock()
+	if c.eras == nil || len(c.eras) >= maxEras {
+		c.eras = make(map[string]mcp.Version)
+	}
+	c.eras[addr] = v
 }
 
 // New returns a client that introduces itself with info.
@@ -122,9 +152,16 @@ func (c *Client) Capabilities() mcp.ClientCapabilities { return c.caps }
 // Connect connects to a server over t and agrees on a protocol revision:
 // it probes for the modern (stateless) era with server/discover, and falls
 // back to the legacy initialize handshake if the server does not answer it
-// (or if Options.Version is a legacy revision). ctx bounds the connection
-// and the handshake only.
+// (or if Options.Version is a legacy revision). A client remembers the
+// revision of each server it reached through a transport that names its
+// peer (transport.Addresser: an HTTP endpoint, a command line), and does
+// not probe a legacy server again. ctx bounds the connection and the
+// handshake only.
 func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, error) {
+	var addr string
+	if a, ok := t.(transport.Addresser); ok {
+		addr = a.Address()
+	}
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("mcp client: connecting: %w", err)
@@ -137,10 +174,11 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		Logger:          c.log,
 	})
 	s.peer.Bind(s.conn)
-	if err := s.handshake(ctx); err != nil {
+	if err := s.handshake(ctx, c.knownEra(addr)); err != nil {
 		s.conn.Close()
 		return nil, err
 	}
+	c.rememberEra(addr, s.version)
 	if c.opts.KeepAlive > 0 && !s.modern {
 		kctx, stop := context.WithCancel(context.Background())
 		s.stopKeepAlive = stop

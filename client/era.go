@@ -14,10 +14,16 @@ import (
 
 // handshake agrees on the protocol revision: the modern probe first
 // (unless a legacy revision was asked for), then initialize.
-func (s *Session) handshake(ctx context.Context) error {
+//
+// known is the revision the server spoke last time, if the client knows
+// it: a legacy server is not probed again.
+func (s *Session) handshake(ctx context.Context, known mcp.Version) error {
 	want := s.client.opts.Version
 	if want != "" && !mcp.IsSupported(want) {
 		return fmt.Errorf("mcp client: unsupported protocol version %q", want)
+	}
+	if want == "" && known != "" && mcp.IsSupported(known) && !mcp.IsModern(known) {
+		return s.initialize(ctx, mcp.LatestLegacy)
 	}
 	if want == "" || mcp.IsModern(want) {
 		v := want
@@ -96,22 +102,31 @@ func pickModern(vs []mcp.Version) mcp.Version {
 
 // initialize runs the legacy handshake, offering revision v.
 func (s *Session) initialize(ctx context.Context, v mcp.Version) error {
-	p := &mcp.InitializeParams{ProtocolVersion: v, Capabilities: s.client.caps, ClientInfo: s.client.info}
-	var res mcp.InitializeResult
-	if err := s.conn.Call(ctx, mcp.MethodInitialize, p, &res); err != nil {
-		return fmt.Errorf("mcp client: initialize: %w", err)
-	}
-	if !mcp.IsSupported(res.ProtocolVersion) || mcp.IsModern(res.ProtocolVersion) {
-		return fmt.Errorf("mcp client: the server chose protocol version %q, which this client does not speak in a legacy session", res.ProtocolVersion)
+	res, err := s.handshakeLegacy(ctx, v)
+	if err != nil {
+		return err
 	}
 	s.version = res.ProtocolVersion
 	s.serverInfo = res.ServerInfo
 	s.serverCaps = res.Capabilities
 	s.instructions = res.Instructions
-	if err := s.conn.Notify(ctx, mcp.NotificationInitialized, &mcp.NotificationParams{}); err != nil {
-		return fmt.Errorf("mcp client: notifications/initialized: %w", err)
-	}
 	return nil
+}
+
+// handshakeLegacy sends initialize and notifications/initialized.
+func (s *Session) handshakeLegacy(ctx context.Context, v mcp.Version) (*mcp.InitializeResult, error) {
+	p := &mcp.InitializeParams{ProtocolVersion: v, Capabilities: s.client.caps, ClientInfo: s.client.info}
+	var res mcp.InitializeResult
+	if err := s.conn.Call(ctx, mcp.MethodInitialize, p, &res); err != nil {
+		return nil, fmt.Errorf("mcp client: initialize: %w", err)
+	}
+	if !mcp.IsSupported(res.ProtocolVersion) || mcp.IsModern(res.ProtocolVersion) {
+		return nil, fmt.Errorf("mcp client: the server chose protocol version %q, which this client does not speak in a legacy session", res.ProtocolVersion)
+	}
+	if err := s.conn.Notify(ctx, mcp.NotificationInitialized, &mcp.NotificationParams{}); err != nil {
+		return nil, fmt.Errorf("mcp client: notifications/initialized: %w", err)
+	}
+	return &res, nil
 }
 
 // rounds sends a request that may need input (modern era): while the
@@ -122,7 +137,7 @@ func rounds[R any](ctx context.Context, s *Session, method string, params any, m
 	done := s.stamp(ctx, meta)
 	defer done()
 	for n := 0; ; n++ {
-		raw, err := s.conn.CallRaw(ctx, method, params)
+		raw, err := retryExpired(ctx, s, func() (json.RawMessage, error) { return s.conn.CallRaw(ctx, method, params) })
 		if err != nil {
 			return nil, err
 		}

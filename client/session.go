@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync"
 
 	"github.com/mcpwire/mcpwire/internal/peer"
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -20,7 +21,9 @@ type Session struct {
 	peer          peer.Peer
 	stopKeepAlive context.CancelFunc
 
-	acks acks // acknowledgements of subscriptions/listen
+	acks   acks         // acknowledgements of subscriptions/listen
+	legacy legacyState  // what a re-handshake restores
+	infoMu sync.RWMutex // guards serverInfo, serverCaps and instructions after Connect
 
 	modern       bool
 	version      mcp.Version
@@ -37,13 +40,25 @@ func (s *Session) ProtocolVersion() mcp.Version { return s.version }
 func (s *Session) IsModern() bool { return s.modern }
 
 // ServerInfo returns what the server said of itself.
-func (s *Session) ServerInfo() mcp.Implementation { return s.serverInfo }
+func (s *Session) ServerInfo() mcp.Implementation {
+	s.infoMu.RLock()
+	defer s.infoMu.RUnlock()
+	return s.serverInfo
+}
 
 // ServerCapabilities returns the capabilities the server declared.
-func (s *Session) ServerCapabilities() mcp.ServerCapabilities { return s.serverCaps }
+func (s *Session) ServerCapabilities() mcp.ServerCapabilities {
+	s.infoMu.RLock()
+	defer s.infoMu.RUnlock()
+	return s.serverCaps
+}
 
 // Instructions returns the server's instructions for the model, if any.
-func (s *Session) Instructions() string { return s.instructions }
+func (s *Session) Instructions() string {
+	s.infoMu.RLock()
+	defer s.infoMu.RUnlock()
+	return s.instructions
+}
 
 // Close ends the session and closes its connection (for a subprocess, the
 // process is stopped).
@@ -121,7 +136,7 @@ func (c *Client) modernCaps() mcp.ClientCapabilities {
 func call[R any](ctx context.Context, s *Session, method string, params any, meta *mcp.RequestMeta) (*R, error) {
 	done := s.stamp(ctx, meta)
 	defer done()
-	return peer.Call[R](ctx, s.conn, method, params)
+	return retryExpired(ctx, s, func() (*R, error) { return peer.Call[R](ctx, s.conn, method, params) })
 }
 
 // Call sends any request and decodes its result into result (nil to
@@ -158,7 +173,8 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 	if len(obj) > 0 || params != nil {
 		p = obj
 	}
-	return s.conn.Call(ctx, method, p, result)
+	_, err := retryExpired(ctx, s, func() (struct{}, error) { return struct{}{}, s.conn.Call(ctx, method, p, result) })
+	return err
 }
 
 // Notify sends a notification; in the modern era clients send only
@@ -262,8 +278,16 @@ func (s *Session) Subscribe(ctx context.Context, uri string) error {
 		return errors.New("mcp client: resources/subscribe is not part of the modern era; use Listen")
 	}
 	p := &mcp.SubscribeParams{URI: uri}
-	_, err := call[mcp.EmptyResult](ctx, s, mcp.MethodSubscribe, p, &p.Meta)
-	return err
+	if _, err := call[mcp.EmptyResult](ctx, s, mcp.MethodSubscribe, p, &p.Meta); err != nil {
+		return err
+	}
+	s.legacy.remember(func(st *legacyState) {
+		if st.subs == nil {
+			st.subs = make(map[string]struct{})
+		}
+		st.subs[uri] = struct{}{}
+	})
+	return nil
 }
 
 // Unsubscribe cancels a subscription (legacy era).
@@ -272,8 +296,11 @@ func (s *Session) Unsubscribe(ctx context.Context, uri string) error {
 		return errors.New("mcp client: resources/unsubscribe is not part of the modern era; use Listen")
 	}
 	p := &mcp.UnsubscribeParams{URI: uri}
-	_, err := call[mcp.EmptyResult](ctx, s, mcp.MethodUnsubscribe, p, &p.Meta)
-	return err
+	if _, err := call[mcp.EmptyResult](ctx, s, mcp.MethodUnsubscribe, p, &p.Meta); err != nil {
+		return err
+	}
+	s.legacy.remember(func(st *legacyState) { delete(st.subs, uri) })
+	return nil
 }
 
 // ListPrompts returns one page of the server's prompts.
@@ -315,8 +342,11 @@ func (s *Session) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error
 		return errors.New("mcp client: logging/setLevel is not part of the modern era")
 	}
 	p := &mcp.SetLevelParams{Level: level}
-	_, err := call[mcp.EmptyResult](ctx, s, mcp.MethodSetLevel, p, &p.Meta)
-	return err
+	if _, err := call[mcp.EmptyResult](ctx, s, mcp.MethodSetLevel, p, &p.Meta); err != nil {
+		return err
+	}
+	s.legacy.remember(func(st *legacyState) { st.logLevel = level })
+	return nil
 }
 
 // NotifyRootsChanged tells the server that the client's roots changed

@@ -49,3 +49,11 @@ type SessionConn interface {
 	Conn
 	SessionID() string
 }
+
+// An Addresser is a Transport that names the peer it connects to: the
+// origin of an HTTP endpoint, or the command line of a subprocess.
+// Clients use the name to remember what they learned about the peer,
+// such as the protocol era it speaks.
+type Addresser interface {
+	Address() string
+}

@@ -53,6 +53,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -259,4 +260,19 @@ func methodsOr(methods []string) []string {
 		return mcp.KnownMethods()
 	}
 	return methods
+}
+
+// Address returns the command line the transport runs (see
+// transport.Addresser).
+func (t *Transport) Address() string {
+	t.mu.Lock()
+	cmd := t.once
+	t.mu.Unlock()
+	if cmd == nil && t.newCmd != nil {
+		cmd = t.newCmd()
+	}
+	if cmd == nil {
+		return ""
+	}
+	return "command:" + strings.Join(append([]string{cmd.Path}, cmd.Args[min(1, len(cmd.Args)):]...), " ")
 }

@@ -227,3 +227,6 @@ func (c *ClientConn) Close() error {
 	})
 	return nil
 }
+
+// Address returns the SSE endpoint URL (see transport.Addresser).
+func (t *Transport) Address() string { return t.url }

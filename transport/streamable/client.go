@@ -464,3 +464,6 @@ var (
 	hdrKeyName            = http.CanonicalHeaderKey(mcp.HeaderName)
 	hdrKeyLastEventID     = http.CanonicalHeaderKey("Last-Event-ID")
 )
+
+// Address returns the endpoint URL (see transport.Addresser).
+func (t *Transport) Address() string { return t.url }
