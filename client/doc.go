@@ -1,0 +1,60 @@
+// Package client connects to MCP servers: any server, in any protocol
+// revision from 2024-11-05 to 2026-07-28, over any transport.
+//
+// # Connecting
+//
+//	c := client.New(mcp.Implementation{Name: "my-app", Version: "1.0.0"}, nil)
+//
+//	// A server started as a subprocess...
+//	sess, err := c.Connect(ctx, command.New(exec.Command("my-server"), nil))
+//	// ...or reached over HTTP.
+//	sess, err := c.Connect(ctx, streamable.NewTransport("https://example.com/mcp", nil))
+//	defer sess.Close()
+//
+// Connect agrees on a protocol revision. It first asks for the stateless
+// revision 2026-07-28 (server/discover); a server that does not speak it
+// gets the legacy initialize handshake instead, in the newest legacy
+// revision it accepts. Set Options.Version to force a revision. The client
+// remembers which servers are legacy and does not probe them again.
+//
+// # Using a server
+//
+//	for tool, err := range sess.Tools(ctx) { ... }       // every page
+//	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "forecast", Arguments: args})
+//	if res.IsError { ... }                                // the tool failed: tell the model
+//	contents, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+//	prompt, err := sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize"})
+//
+// A tool's own failure is a result with IsError set; an error from
+// CallTool means the request itself failed (an unknown tool, a transport
+// error). An unknown resource is an error for which mcp.IsResourceNotFound
+// holds, whatever the revision's error code.
+//
+// # Answering the server
+//
+// Servers may ask the client to sample its model, to ask its user
+// (elicitation), or for its roots. Setting Options.Sample, Options.Elicit
+// or Options.Roots declares the capability and answers the questions, in
+// both eras: in a legacy session they arrive as requests; in the
+// stateless era they come back as an input_required result, which
+// CallTool, GetPrompt and ReadResource answer with the same handlers and
+// retry, round after round (at most Options.MaxRounds).
+//
+// Notifications reach Options.OnLog, OnListChanged and OnResourceUpdated.
+// In the stateless era they flow only while a subscription is open
+// (Session.Listen), and log messages only for requests made under
+// WithLogLevel; progress reaches the function given with WithProgress.
+//
+// # Tasks
+//
+// With Options.Tasks a modern client accepts that a long tool call becomes
+// a task: CallTool then follows it to its end (polling, answering its
+// questions) and returns the final result. Legacy sessions have
+// CallToolAsTask and the tasks/* methods.
+//
+// # Sessions that end
+//
+// A legacy HTTP session that the server forgets (it answers 404) is
+// re-established by the next request: the client initializes again,
+// restores its log level and subscriptions, and retries the request.
+package client
