@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -59,5 +60,57 @@ func TestAgainstEverythingServer(t *testing.T) {
 				t.Errorf("get:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestAgainstReferenceServer runs the commands, without flags, against
+// the official TypeScript reference server (@modelcontextprotocol/
+// server-everything, installed by scripts/install-peers.sh): the client
+// probes the stateless era, falls back to 2025-11-25, and every command
+// works.
+func TestAgainstReferenceServer(t *testing.T) {
+	node, everything := os.Getenv("NODE22"), os.Getenv("SERVER_EVERYTHING")
+	if node == "" || everything == "" {
+		if os.Getenv("MCPWIRE_REQUIRE_PEERS") == "1" {
+			t.Fatal("NODE22 and SERVER_EVERYTHING are not set: run eval \"$(scripts/install-peers.sh)\"")
+		}
+		t.Skip("NODE22 and SERVER_EVERYTHING are not set; run eval \"$(scripts/install-peers.sh)\" to test against the reference server")
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args = append(args, "--", node, everything, "stdio")
+		if code := Main(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+			t.Fatalf("mcpwire %s: exit %d; stderr: %s", strings.Join(args, " "), code, stderr.String())
+		}
+		return stdout.String()
+	}
+	if out := run("tools"); !strings.Contains(out, "echo") || !strings.Contains(out, "get-sum") {
+		t.Errorf("tools:\n%s", out)
+	}
+	if out := run("call", "echo", "--args", `{"message":"from mcpwire"}`); !strings.Contains(out, "from mcpwire") {
+		t.Errorf("call echo:\n%s", out)
+	}
+	if out := run("call", "get-sum", "--args", `{"a":2,"b":40}`); !strings.Contains(out, "42") {
+		t.Errorf("call get-sum:\n%s", out)
+	}
+	out := run("resources")
+	uri := ""
+	for _, f := range strings.Fields(out) {
+		if strings.HasPrefix(f, "demo://") {
+			uri = f
+			break
+		}
+	}
+	if uri == "" {
+		t.Fatalf("resources lists no demo:// resource:\n%s", out)
+	}
+	run("read", uri)
+	if out := run("prompts"); !strings.Contains(out, "simple-prompt") {
+		t.Errorf("prompts:\n%s", out)
+	}
+	run("get", "simple-prompt")
+	if out := run("--json", "call", "echo", "--args", `{"message":"json"}`); !strings.Contains(out, `"content"`) {
+		t.Errorf("--json:\n%s", out)
 	}
 }
