@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/mcpwire/mcpwire/auth"
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/mcp"
 )
 
 // The auth/* scenarios: the mock MCP server wants a bearer token from a
@@ -99,20 +101,13 @@ func authorized(ctx context.Context, e *env) error {
 		return err
 	}
 	e.httpClient = hc
-	s, err := e.connect(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	list, err := tools(ctx, s)
-	if err != nil {
-		return err
-	}
-	for _, t := range list {
-		if t.Name == "test-tool" {
-			_, err := call(ctx, s, t.Name, map[string]any{})
-			return err
+	return e.withTools(ctx, func(s *client.Session, list []*mcp.Tool) error {
+		for _, t := range list {
+			if t.Name == "test-tool" {
+				_, err := call(ctx, s, t.Name, map[string]any{})
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }

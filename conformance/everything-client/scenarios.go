@@ -76,14 +76,22 @@ func tools(ctx context.Context, s *client.Session) ([]*mcp.Tool, error) {
 	return out, nil
 }
 
-func listTools(ctx context.Context, e *env) error {
+// withTools connects, lists the tools and hands both to f.
+func (e *env) withTools(ctx context.Context, f func(s *client.Session, list []*mcp.Tool) error) error {
 	s, err := e.connect(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	_, err = tools(ctx, s)
-	return err
+	list, err := tools(ctx, s)
+	if err != nil {
+		return err
+	}
+	return f(s, list)
+}
+
+func listTools(ctx context.Context, e *env) error {
+	return e.withTools(ctx, func(*client.Session, []*mcp.Tool) error { return nil })
 }
 
 // call calls a tool and fails on a protocol error (a tool's own error is
@@ -101,62 +109,41 @@ func call(ctx context.Context, s *client.Session, name string, args any) (*mcp.C
 }
 
 func callAddNumbers(ctx context.Context, e *env) error {
-	s, err := e.connect(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	list, err := tools(ctx, s)
-	if err != nil {
-		return err
-	}
-	name := "add_numbers"
-	if !slices.ContainsFunc(list, func(t *mcp.Tool) bool { return t.Name == name }) {
-		if len(list) == 0 {
-			return errors.New("the server lists no tools")
+	return e.withTools(ctx, func(s *client.Session, list []*mcp.Tool) error {
+		name := "add_numbers"
+		if !slices.ContainsFunc(list, func(t *mcp.Tool) bool { return t.Name == name }) {
+			if len(list) == 0 {
+				return errors.New("the server lists no tools")
+			}
+			name = list[0].Name
 		}
-		name = list[0].Name
-	}
-	_, err = call(ctx, s, name, map[string]int{"a": 5, "b": 3})
-	return err
+		_, err := call(ctx, s, name, map[string]int{"a": 5, "b": 3})
+		return err
+	})
 }
 
 func callWithElicitationDefaults(ctx context.Context, e *env) error {
-	s, err := e.connect(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	list, err := tools(ctx, s)
-	if err != nil {
-		return err
-	}
-	for _, t := range list {
-		if strings.Contains(t.Name, "elicitation") {
-			if _, err := call(ctx, s, t.Name, map[string]any{}); err != nil {
-				return err
+	return e.withTools(ctx, func(s *client.Session, list []*mcp.Tool) error {
+		for _, t := range list {
+			if strings.Contains(t.Name, "elicitation") {
+				if _, err := call(ctx, s, t.Name, map[string]any{}); err != nil {
+					return err
+				}
+				return nil
 			}
-			return nil
 		}
-	}
-	return errors.New("the server lists no elicitation tool")
+		return errors.New("the server lists no elicitation tool")
+	})
 }
 
 func callReconnection(ctx context.Context, e *env) error {
-	s, err := e.connect(ctx, nil)
-	if err != nil {
+	return e.withTools(ctx, func(s *client.Session, list []*mcp.Tool) error {
+		if len(list) == 0 {
+			return errors.New("the server lists no tools")
+		}
+		_, err := call(ctx, s, list[0].Name, map[string]any{})
 		return err
-	}
-	defer s.Close()
-	list, err := tools(ctx, s)
-	if err != nil {
-		return err
-	}
-	if len(list) == 0 {
-		return errors.New("the server lists no tools")
-	}
-	_, err = call(ctx, s, list[0].Name, map[string]any{})
-	return err
+	})
 }
 
 // mrtrRequestState runs the multi round-trip tools of
@@ -178,41 +165,34 @@ func mrtrRequestState(ctx context.Context, e *env) error {
 
 // exerciseEverything calls every method that has standard headers.
 func exerciseEverything(ctx context.Context, e *env) error {
-	s, err := e.connect(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	list, err := tools(ctx, s)
-	if err != nil {
-		return err
-	}
-	for _, t := range list {
-		if _, err := call(ctx, s, t.Name, sampleArguments(t.InputSchema)); err != nil {
-			return err
+	return e.withTools(ctx, func(s *client.Session, list []*mcp.Tool) error {
+		for _, t := range list {
+			if _, err := call(ctx, s, t.Name, sampleArguments(t.InputSchema)); err != nil {
+				return err
+			}
 		}
-	}
-	for r, err := range s.Resources(ctx) {
-		if err != nil {
-			return fmt.Errorf("resources/list: %w", err)
+		for r, err := range s.Resources(ctx) {
+			if err != nil {
+				return fmt.Errorf("resources/list: %w", err)
+			}
+			if _, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: r.URI}); err != nil && !mcp.IsResourceNotFound(err) {
+				return fmt.Errorf("resources/read %s: %w", r.URI, err)
+			}
 		}
-		if _, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: r.URI}); err != nil && !mcp.IsResourceNotFound(err) {
-			return fmt.Errorf("resources/read %s: %w", r.URI, err)
+		for p, err := range s.Prompts(ctx) {
+			if err != nil {
+				return fmt.Errorf("prompts/list: %w", err)
+			}
+			args := map[string]string{}
+			for _, a := range p.Arguments {
+				args[a.Name] = "value"
+			}
+			if _, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name, Arguments: args}); err != nil {
+				return fmt.Errorf("prompts/get %s: %w", p.Name, err)
+			}
 		}
-	}
-	for p, err := range s.Prompts(ctx) {
-		if err != nil {
-			return fmt.Errorf("prompts/list: %w", err)
-		}
-		args := map[string]string{}
-		for _, a := range p.Arguments {
-			args[a.Name] = "value"
-		}
-		if _, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name, Arguments: args}); err != nil {
-			return fmt.Errorf("prompts/get %s: %w", p.Name, err)
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // callFromContext makes the tool calls listed in the scenario's context.
@@ -245,39 +225,25 @@ func callFromContext(ctx context.Context, e *env) error {
 // callEveryTool calls each tool the client kept from tools/list (it drops
 // tools whose x-mcp-header annotations are invalid).
 func callEveryTool(ctx context.Context, e *env) error {
-	s, err := e.connect(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	list, err := tools(ctx, s)
-	if err != nil {
-		return err
-	}
-	for _, t := range list {
-		if _, err := call(ctx, s, t.Name, sampleArguments(t.InputSchema)); err != nil {
-			return err
+	return e.withTools(ctx, func(s *client.Session, list []*mcp.Tool) error {
+		for _, t := range list {
+			if _, err := call(ctx, s, t.Name, sampleArguments(t.InputSchema)); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // echoSchema sends back, verbatim, the input schema the server listed for
 // json_schema_2020_12_tool.
 func echoSchema(ctx context.Context, e *env) error {
-	s, err := e.connect(ctx, nil)
-	if err != nil {
+	return e.withTools(ctx, func(s *client.Session, list []*mcp.Tool) error {
+		i := slices.IndexFunc(list, func(t *mcp.Tool) bool { return t.Name == "json_schema_2020_12_tool" })
+		if i < 0 {
+			return errors.New("the server lists no json_schema_2020_12_tool")
+		}
+		_, err := call(ctx, s, "json_schema_echo", map[string]json.RawMessage{"schema": list[i].InputSchema})
 		return err
-	}
-	defer s.Close()
-	list, err := tools(ctx, s)
-	if err != nil {
-		return err
-	}
-	i := slices.IndexFunc(list, func(t *mcp.Tool) bool { return t.Name == "json_schema_2020_12_tool" })
-	if i < 0 {
-		return errors.New("the server lists no json_schema_2020_12_tool")
-	}
-	_, err = call(ctx, s, "json_schema_echo", map[string]json.RawMessage{"schema": list[i].InputSchema})
-	return err
+	})
 }
