@@ -191,6 +191,12 @@ type ClientOptions struct {
 	// after authorization. Larger bodies without GetBody are sent once,
 	// and a 401 for them is returned as it is. Default 16 MiB.
 	MaxBufferedBody int64
+	// DPoP, if set, binds tokens to a key of the client with DPoP (RFC
+	// 9449): proofs go with token requests to authorization servers
+	// that advertise DPoP, and DPoP-bound tokens are presented with the
+	// DPoP scheme and a fresh proof on every request. &DPoPOptions{}
+	// uses a fresh P-256 key. See the package documentation.
+	DPoP *DPoPOptions
 	// Logger receives the steps of discovery and authorization (never
 	// tokens or secrets). Default: discarded.
 	Logger *slog.Logger

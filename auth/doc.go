@@ -57,6 +57,9 @@
 // It reads member names case-sensitively and refuses duplicate members,
 // as the strict MCP decoder does, so it sees the tool the handler calls.
 //
+// With a DPoPVerifier (ResourceOptions.DPoP), the middleware also
+// accepts DPoP-bound tokens; see "DPoP" below.
+//
 // Tokens are checked by a TokenVerifier: JWTVerifier for JWT access
 // tokens (keys from the authorization server's JWKS, cached, refetched on
 // an unknown key id at most every 30 seconds; issuer compared exactly;
@@ -163,6 +166,81 @@
 // authorizes for a server URL and stores the token; Transport.Logout
 // forgets it; Transport.Token shows it.
 //
+// # DPoP: tokens bound to a key
+//
+// A bearer token works for whoever holds it: a token leaked from a log or
+// a proxy is as good as the client's. DPoP (RFC 9449, MCP SEP-1932)
+// binds tokens to a key pair of the client instead. With every request
+// the client sends a proof, a small JWT signed by its key, naming the
+// request (method and URL), the time, a random jti and the hash of the
+// token; the token names the key (cnf.jkt, its JWK thumbprint). A stolen
+// token is useless without the key, and a stolen proof is good for one
+// request, once.
+//
+// The client turns it on with one option:
+//
+//	tr, err := auth.NewTransport(nil, &auth.ClientOptions{
+//		Authorizer: loopback,
+//		DPoP:       &auth.DPoPOptions{}, // or {Key: signer} for a key of your own
+//	})
+//
+// The Transport then sends a proof with its token requests (every grant,
+// and refreshes) to authorization servers that list
+// dpop_signing_alg_values_supported, in an algorithm they list
+// (DPoPOptions.Always sends them to the others too). A server that
+// supports DPoP answers token_type DPoP, and that token goes to the MCP
+// server as "Authorization: DPoP <token>" with a fresh proof carrying
+// its hash (ath) on every request. A server that ignores DPoP answers
+// Bearer, and the token is used as a bearer token, as RFC 9449 allows;
+// DPoPOptions.Require (or the resource's
+// dpop_bound_access_tokens_required) refuses that with
+// ErrDPoPUnsupported. The default key is a P-256 key made for the
+// Transport and kept in memory: tokens bound to it live and die with
+// the Transport.
+//
+// Servers may want nonces of theirs in the proofs, which bounds their
+// life by the server's clock: the authorization server answers 400
+// error="use_dpop_nonce" with a DPoP-Nonce header, the MCP server 401
+// with a DPoP challenge of that error. The Transport sends the request
+// again, once, with a proof carrying the nonce, and keeps the latest
+// nonce of each server (authorization and resource servers apart) from
+// every DPoP-Nonce header it sees. It reads DPoP challenges alongside
+// Bearer ones, so a server that only offers DPoP is answered too.
+//
+// On the server side, a DPoPVerifier checks proofs: exactly one DPoP
+// header, type dpop+jwt, an asymmetric algorithm, a signature by the
+// public key in the proof's jwk header, htm and htu of the request
+// (query and fragment ignored, URLs compared after normalization), iat
+// at most five minutes old and not in the future beyond the clock skew,
+// ath of the token presented, a nonce of its own when RequireNonce is
+// set (stateless nonces: a time and a MAC, shared by instances through
+// NonceKey), and a jti not seen before (remembered as long as the proof
+// could be accepted, in a cache bounded by MaxReplayEntries, which fails
+// closed with 503 when full). Given to the middleware, it accepts
+// DPoP-bound tokens:
+//
+//	dpop, err := auth.NewDPoPVerifier(&auth.DPoPVerifierOptions{RequireNonce: true})
+//	rs, err := auth.NewResourceServer(&auth.ResourceOptions{
+//		// … Resource, AuthorizationServers, Verifier as above …
+//		DPoP:        dpop,
+//		RequireDPoP: true, // no bearer tokens at all
+//	})
+//
+// The middleware verifies the token (JWTVerifier and
+// IntrospectionVerifier read cnf.jkt into TokenInfo.DPoPKeyThumbprint),
+// then requires the proof's key to be the token's. A DPoP-bound token
+// presented as a bearer token is refused, with or without a
+// DPoPVerifier. Challenges name the scheme the request used; a request
+// without credentials gets a Bearer challenge (unless RequireDPoP) and a
+// DPoP one with the accepted algs, and the metadata publishes
+// dpop_signing_alg_values_supported and
+// dpop_bound_access_tokens_required. The htu of proofs is compared with
+// the scheme and host of Resource and the request's path;
+// ResourceOptions.RequestURL overrides that behind a proxy that rewrites
+// paths. An authorization server's token endpoint can use a DPoPVerifier
+// as well (Verify with no access token), and DPoPThumbprint gives the
+// cnf.jkt of a key.
+//
 // # Defences and limits
 //
 // Every URL of discovery and every authorization server endpoint must be
@@ -176,5 +254,7 @@
 // bounded. Error messages never contain tokens or secrets, and neither do
 // the logs.
 //
-// Not supported: DPoP (RFC 9449) and mutual-TLS bound tokens.
+// Not supported: mutual-TLS bound tokens (RFC 8705), and the dpop_jkt
+// parameter of authorization requests (RFC 9449 §10, binding the
+// authorization code itself to the key).
 package auth

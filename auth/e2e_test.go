@@ -10,6 +10,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,6 +28,7 @@ import (
 
 type grant struct {
 	client, redirect, challenge, resource, scope string
+	jkt                                          string // DPoP key of the tokens (and of the refresh token)
 }
 
 // testAS is a small but honest OAuth 2.1 authorization server.
@@ -36,6 +38,7 @@ type testAS struct {
 	key   *ecdsa.PrivateKey
 	ttl   time.Duration
 	clock *testClock
+	dpop  *DPoPVerifier // if set, tokens are bound to the key of the request's DPoP proof
 
 	mu            sync.Mutex
 	clients       map[string][]string // client_id → redirect URIs
@@ -81,7 +84,35 @@ func (as *testAS) metadata(w http.ResponseWriter, r *http.Request) {
 		ResponseTypesSupported: []string{"code"}, GrantTypesSupported: []string{"authorization_code", "refresh_token"},
 		TokenEndpointAuthMethodsSupported: []string{"none"}, CodeChallengeMethodsSupported: []string{"S256"},
 		AuthorizationResponseIssParameterSupported: true,
+		DPoPSigningAlgValuesSupported:              as.dpopAlgs(),
 	})
+}
+
+func (as *testAS) dpopAlgs() []string {
+	if as.dpop == nil {
+		return nil
+	}
+	return as.dpop.Algorithms()
+}
+
+// tokenDPoP checks the DPoP proof of a token request, when the server
+// binds tokens and there is one, and returns the key's thumbprint. It
+// answers the request itself on a refused proof (false).
+func (as *testAS) tokenDPoP(w http.ResponseWriter, r *http.Request) (jkt string, ok bool) {
+	if as.dpop == nil || r.Header.Get("DPoP") == "" {
+		return "", true
+	}
+	p, err := as.dpop.Verify(r, as.srv.URL+"/token", "")
+	switch {
+	case errors.Is(err, ErrUseDPoPNonce):
+		w.Header().Set("DPoP-Nonce", as.dpop.Nonce())
+		writeJSON(w, 400, map[string]string{"error": "use_dpop_nonce"})
+		return "", false
+	case err != nil:
+		writeJSON(w, 400, map[string]string{"error": "invalid_dpop_proof", "error_description": err.Error()})
+		return "", false
+	}
+	return p.KeyThumbprint, true
 }
 
 func (as *testAS) jwks(w http.ResponseWriter, r *http.Request) {
@@ -113,7 +144,7 @@ func (as *testAS) authorize(w http.ResponseWriter, r *http.Request) {
 	as.authorizeN++
 	as.scopesAsked = append(as.scopesAsked, q.Get("scope"))
 	code := randomToken(16)
-	as.codes[code] = grant{q.Get("client_id"), q.Get("redirect_uri"), q.Get("code_challenge"), q.Get("resource"), q.Get("scope")}
+	as.codes[code] = grant{q.Get("client_id"), q.Get("redirect_uri"), q.Get("code_challenge"), q.Get("resource"), q.Get("scope"), ""}
 	cb, _ := url.Parse(q.Get("redirect_uri"))
 	cq := url.Values{"code": {code}, "state": {q.Get("state")}, "iss": {as.srv.URL}}
 	cb.RawQuery = cq.Encode()
@@ -123,6 +154,10 @@ func (as *testAS) authorize(w http.ResponseWriter, r *http.Request) {
 func (as *testAS) token(w http.ResponseWriter, r *http.Request) {
 	r.ParseForm()
 	f := r.PostForm
+	jkt, ok := as.tokenDPoP(w, r)
+	if !ok {
+		return
+	}
 	as.mu.Lock()
 	var g grant
 	switch f.Get("grant_type") {
@@ -136,10 +171,11 @@ func (as *testAS) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		g = c
+		g.jkt = jkt
 	case "refresh_token":
 		c, ok := as.refresh[f.Get("refresh_token")]
 		delete(as.refresh, f.Get("refresh_token")) // rotation
-		if !ok || c.client != f.Get("client_id") || c.resource != f.Get("resource") {
+		if !ok || c.client != f.Get("client_id") || c.resource != f.Get("resource") || c.jkt != jkt {
 			as.mu.Unlock()
 			writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
 			return
@@ -154,19 +190,33 @@ func (as *testAS) token(w http.ResponseWriter, r *http.Request) {
 	rt := randomToken(16)
 	as.refresh[rt] = g
 	as.mu.Unlock()
-	writeJSON(w, 200, map[string]any{"access_token": as.mint(g.resource, g.client, g.scope), "token_type": "Bearer",
+	typ := "Bearer"
+	if g.jkt != "" {
+		typ = "DPoP"
+	}
+	writeJSON(w, 200, map[string]any{"access_token": as.mintBound(g.resource, g.client, g.scope, g.jkt), "token_type": typ,
 		"expires_in": int(as.ttl.Seconds()), "refresh_token": rt, "scope": g.scope})
 }
 
 // mint signs an access token for resource.
 func (as *testAS) mint(resource, client, scope string) string {
+	return as.mintBound(resource, client, scope, "")
+}
+
+// mintBound signs an access token for resource, bound to the DPoP key
+// whose thumbprint is jkt when it is not "".
+func (as *testAS) mintBound(resource, client, scope, jkt string) string {
 	s, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: as.key},
 		(&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", "as-key"))
 	now := as.clock.now()
-	tok, err := jwt.Signed(s).Claims(map[string]any{
+	claims := map[string]any{
 		"iss": as.srv.URL, "sub": "alice", "aud": resource, "client_id": client, "scope": scope,
 		"iat": now.Unix(), "exp": now.Add(as.ttl).Unix(), "jti": randomToken(8),
-	}).Serialize()
+	}
+	if jkt != "" {
+		claims["cnf"] = map[string]any{"jkt": jkt}
+	}
+	tok, err := jwt.Signed(s).Claims(claims).Serialize()
 	if err != nil {
 		as.t.Fatal(err)
 	}

@@ -133,3 +133,80 @@ func ExampleProtectedResourceMetadataURL() {
 	// Output:
 	// https://mcp.example.com/.well-known/oauth-protected-resource/tenant/mcp
 }
+
+// A client whose tokens are bound to a key (DPoP, RFC 9449): stolen, they
+// are of no use. DPoP is used with the authorization servers that
+// advertise it; the others give bearer tokens, as before.
+func ExampleNewTransport_dpop() {
+	tr, err := auth.NewTransport(nil, &auth.ClientOptions{
+		Authorizer: &auth.HeadlessAuthorizer{},
+		DPoP:       &auth.DPoPOptions{}, // a fresh P-256 key, in memory
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = &http.Client{Transport: tr}
+}
+
+// An MCP endpoint that accepts DPoP-bound tokens only, and wants its
+// nonces in the proofs.
+func ExampleNewDPoPVerifier() {
+	dpop, err := auth.NewDPoPVerifier(&auth.DPoPVerifierOptions{
+		Algorithms:   []string{"ES256", "EdDSA"},
+		RequireNonce: true,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	verifier, err := auth.NewJWTVerifier(&auth.JWTOptions{
+		Issuer:   "https://login.example.com",
+		Audience: "https://mcp.example.com/mcp",
+		JWKSURL:  "https://login.example.com/.well-known/jwks.json",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	rs, err := auth.NewResourceServer(&auth.ResourceOptions{
+		Resource:             "https://mcp.example.com/mcp",
+		AuthorizationServers: []string{"https://login.example.com"},
+		Verifier:             verifier,
+		DPoP:                 dpop,
+		RequireDPoP:          true,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	mcpHandler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
+	rec := httptest.NewRecorder()
+	rs.Middleware(mcpHandler).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "https://mcp.example.com/mcp", nil))
+	fmt.Println(rec.Code, rec.Header().Get("WWW-Authenticate"))
+	fmt.Println("nonce provided:", rec.Header().Get("DPoP-Nonce") != "")
+	// Output:
+	// 401 DPoP algs="ES256 EdDSA", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+	// nonce provided: true
+}
+
+// The token endpoint of an authorization server that issues DPoP-bound
+// tokens: it checks the proof, then binds the token to the proof's key
+// (the cnf.jkt claim of a JWT access token, or of the introspection
+// response).
+func ExampleDPoPVerifier_Verify() {
+	dpop, err := auth.NewDPoPVerifier(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	tokenEndpoint := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// … authenticate the client, check the grant …
+		tokenType, cnf := "Bearer", map[string]string(nil)
+		if r.Header.Get("DPoP") != "" {
+			proof, err := dpop.Verify(r, "https://login.example.com/token", "")
+			if err != nil {
+				http.Error(w, `{"error":"invalid_dpop_proof"}`, http.StatusBadRequest)
+				return
+			}
+			tokenType, cnf = "DPoP", map[string]string{"jkt": proof.KeyThumbprint}
+		}
+		_, _ = tokenType, cnf // … mint the token with "cnf": cnf, answer token_type …
+	})
+	_ = tokenEndpoint
+}

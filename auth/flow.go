@@ -79,7 +79,7 @@ func (t *Transport) authorizationCode(ctx context.Context, d *discovery, scopes 
 		"code_verifier": {verifier},
 		"resource":      {d.resource},
 	}
-	tr, err := t.postToken(ctx, d.as.TokenEndpoint, client, d.as, form)
+	tr, err := t.postToken(ctx, d, client, form)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (t *Transport) clientCredentials(ctx context.Context, d *discovery, scopes 
 	if len(scopes) > 0 {
 		form.Set("scope", strings.Join(scopes, " "))
 	}
-	tr, err := t.postToken(ctx, d.as.TokenEndpoint, client, d.as, form)
+	tr, err := t.postToken(ctx, d, client, form)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (t *Transport) jwtBearer(ctx context.Context, d *discovery, scopes []string
 	if len(scopes) > 0 {
 		form.Set("scope", strings.Join(scopes, " "))
 	}
-	tr, err := t.postToken(ctx, d.as.TokenEndpoint, client, d.as, form)
+	tr, err := t.postToken(ctx, d, client, form)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +201,7 @@ func (t *Transport) refresh(ctx context.Context, d *discovery, tok *Token) (*Tok
 		"refresh_token": {tok.RefreshToken},
 		"resource":      {d.resource},
 	}
-	tr, err := t.postToken(ctx, d.as.TokenEndpoint, client, d.as, form)
+	tr, err := t.postToken(ctx, d, client, form)
 	if err != nil {
 		return nil, err
 	}

@@ -205,6 +205,11 @@ func (v *IntrospectionVerifier) introspect(ctx context.Context, token string) (*
 		IssuedAt: numericClaim(claims, "iat"),
 		Claims:   claims,
 	}
+	jkt, ok := confirmationJKT(claims)
+	if !ok {
+		return nil, fmt.Errorf("%w: malformed cnf in the introspection response", ErrInvalidToken)
+	}
+	info.DPoPKeyThumbprint = jkt
 	switch a := claims["aud"].(type) {
 	case string:
 		info.Audience = []string{a}

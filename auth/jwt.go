@@ -182,7 +182,9 @@ func orInt(n, def int) int {
 }
 
 // VerifyToken verifies token's signature, type, issuer, audience and
-// validity period, and describes it.
+// validity period, and describes it. A DPoP-bound token's cnf.jkt
+// becomes TokenInfo.DPoPKeyThumbprint, for the middleware to check the
+// proof that comes with it.
 func (v *JWTVerifier) VerifyToken(ctx context.Context, token string) (*TokenInfo, error) {
 	if len(token) > v.opts.MaxTokenBytes {
 		return nil, fmt.Errorf("%w: token too long", ErrInvalidToken)
@@ -250,6 +252,11 @@ func (v *JWTVerifier) VerifyToken(ctx context.Context, token string) (*TokenInfo
 	if info.ClientID == "" {
 		info.ClientID = stringClaim(raw, "azp")
 	}
+	jkt, ok := confirmationJKT(raw)
+	if !ok {
+		return nil, fmt.Errorf("%w: malformed cnf claim", ErrInvalidToken)
+	}
+	info.DPoPKeyThumbprint = jkt
 	if std.Expiry != nil {
 		info.Expiry = std.Expiry.Time()
 	}

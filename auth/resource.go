@@ -30,8 +30,23 @@ type ResourceOptions struct {
 	// authorization servers whose tokens this server accepts. At least
 	// one is required (MCP).
 	AuthorizationServers []string
-	// Verifier checks bearer tokens. Required.
+	// Verifier checks access tokens. Required.
 	Verifier TokenVerifier
+	// DPoP, if set, accepts DPoP-bound tokens (RFC 9449): presented as
+	// "Authorization: DPoP <token>" with a DPoP proof that it verifies,
+	// signed by the key the token is bound to (its cnf.jkt). Its
+	// algorithms are published in the metadata and in DPoP challenges;
+	// with DPoPVerifierOptions.RequireNonce the middleware asks clients
+	// for its nonces. Without it, DPoP-bound tokens are refused.
+	DPoP *DPoPVerifier
+	// RequireDPoP refuses bearer tokens: every token must be DPoP-bound
+	// and come with its proof. It is published as
+	// dpop_bound_access_tokens_required. Needs DPoP.
+	RequireDPoP bool
+	// RequestURL returns the URI a client addressed r to, which DPoP
+	// proofs name (htu). Default: the scheme and host of Resource with
+	// the path of r. Set it when a proxy in front changes the path.
+	RequestURL func(r *http.Request) string
 	// Scopes are required of every request; they are also the scope of
 	// the 401 challenge. Keep them few: clients ask for more when a
 	// request needs more (step-up).
@@ -85,7 +100,8 @@ type ResourceServer struct {
 	metaURL  string
 	metadata ProtectedResourceMetadata
 	log      *slog.Logger
-	byBody   bool // the middleware must read POST bodies
+	byBody   bool   // the middleware must read POST bodies
+	origin   string // of Resource, for DPoP's htu
 }
 
 // NewResourceServer checks opts and returns a ResourceServer.
@@ -108,6 +124,12 @@ func NewResourceServer(opts *ResourceOptions) (*ResourceServer, error) {
 	}
 	if o.Verifier == nil {
 		return nil, errors.New("auth: a TokenVerifier is required")
+	}
+	if o.RequireDPoP && o.DPoP == nil {
+		return nil, errors.New("auth: RequireDPoP needs a DPoPVerifier (ResourceOptions.DPoP)")
+	}
+	if ru, err := parseAbs(o.Resource); err == nil {
+		rs.origin = origin(ru)
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
@@ -136,6 +158,10 @@ func NewResourceServer(opts *ResourceOptions) (*ResourceServer, error) {
 		ResourceName:           o.ResourceName,
 		ResourceDocumentation:  o.ResourceDocumentation,
 	}
+	if o.DPoP != nil {
+		rs.metadata.DPoPSigningAlgValuesSupported = o.DPoP.Algorithms()
+		rs.metadata.DPoPBoundAccessTokensRequired = o.RequireDPoP
+	}
 	rs.byBody = len(o.ToolScopes) > 0 || o.RequiredScopes != nil
 	return rs, nil
 }
@@ -162,6 +188,7 @@ func (rs *ResourceServer) Metadata() ProtectedResourceMetadata {
 	md.AuthorizationServers = slices.Clone(md.AuthorizationServers)
 	md.ScopesSupported = slices.Clone(md.ScopesSupported)
 	md.BearerMethodsSupported = slices.Clone(md.BearerMethodsSupported)
+	md.DPoPSigningAlgValuesSupported = slices.Clone(md.DPoPSigningAlgValuesSupported)
 	return md
 }
 
@@ -196,24 +223,31 @@ func (rs *ResourceServer) Mount(mux *http.ServeMux, mcpHandler http.Handler, wit
 	return nil
 }
 
-// Middleware returns next wrapped by the bearer-token check. For each
-// request it:
+// Middleware returns next wrapped by the token check. For each request
+// it:
 //
 //   - answers 400 invalid_request to a request with several
 //     Authorization headers or an access_token query parameter (MCP
 //     forbids tokens in URLs);
 //   - answers 401 with WWW-Authenticate: Bearer resource_metadata="…",
-//     scope="…" when no bearer token is present, adding
-//     error="invalid_token" when the token is refused;
+//     scope="…" when no token is present (and a DPoP challenge with the
+//     accepted algs when DPoP is on; only that one with RequireDPoP),
+//     adding error="invalid_token" when the token is refused;
+//   - with DPoP, answers 401 with a DPoP challenge carrying
+//     error="invalid_dpop_proof" when the proof is missing, invalid,
+//     replayed or signed by a key the token is not bound to, and
+//     error="use_dpop_nonce" with a DPoP-Nonce header when a nonce is
+//     required; a DPoP-bound token presented as a bearer token is
+//     refused (invalid_token);
 //   - answers 403 with error="insufficient_scope" and the scope of
 //     everything the request needs (granted or not) when a scope is
 //     missing, for Scopes or for the tools a POST calls;
 //   - otherwise calls next with the TokenInfo in the request's context
 //     (TokenInfoFromContext) and, by default, without the Authorization
-//     header.
+//     and DPoP headers.
 //
-// The body of a POST is read only when tool scopes are configured; next
-// then reads the same bytes.
+// Challenges use the scheme the request used. The body of a POST is read
+// only when tool scopes are configured; next then reads the same bytes.
 func (rs *ResourceServer) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rs.serve(w, r, next)
@@ -230,7 +264,7 @@ func (rs *ResourceServer) serve(w http.ResponseWriter, r *http.Request, next htt
 		rs.fail(w, http.StatusBadRequest, "invalid_request", "Access tokens are accepted only in the Authorization header.", nil)
 		return
 	}
-	token, present := bearerToken(authz)
+	scheme, token, present := rs.credentials(authz)
 	if !present {
 		rs.fail(w, http.StatusUnauthorized, "", "", rs.opts.Scopes)
 		return
@@ -239,11 +273,24 @@ func (rs *ResourceServer) serve(w http.ResponseWriter, r *http.Request, next htt
 		rs.fail(w, http.StatusBadRequest, "invalid_request", "The Authorization header is malformed.", nil)
 		return
 	}
+	if scheme == schemeBearer && rs.opts.RequireDPoP {
+		rs.failScheme(w, http.StatusUnauthorized, schemeDPoP, "invalid_token", "This resource accepts DPoP-bound tokens only.", rs.opts.Scopes)
+		return
+	}
+	var proof *DPoPProof
+	if scheme == schemeDPoP {
+		p, err := rs.opts.DPoP.check(r, rs.requestURL(r), token)
+		if err != nil {
+			rs.refuseProof(w, r, err)
+			return
+		}
+		proof = p
+	}
 	info, err := rs.opts.Verifier.VerifyToken(r.Context(), token)
 	if err != nil {
 		if errors.Is(err, ErrInvalidToken) {
 			rs.log.InfoContext(r.Context(), "auth: token refused", "err", err)
-			rs.fail(w, http.StatusUnauthorized, "invalid_token", "The access token is invalid or expired.", rs.opts.Scopes)
+			rs.failScheme(w, http.StatusUnauthorized, scheme, "invalid_token", "The access token is invalid or expired.", rs.opts.Scopes)
 			return
 		}
 		rs.log.ErrorContext(r.Context(), "auth: token verification failed", "err", err)
@@ -253,6 +300,9 @@ func (rs *ResourceServer) serve(w http.ResponseWriter, r *http.Request, next htt
 	}
 	if info == nil {
 		info = &TokenInfo{}
+	}
+	if !rs.checkBinding(w, r, scheme, info, proof) {
+		return
 	}
 	need := rs.opts.Scopes
 	if rs.byBody && r.Method == http.MethodPost {
@@ -274,13 +324,14 @@ func (rs *ResourceServer) serve(w http.ResponseWriter, r *http.Request, next htt
 	}
 	if miss := info.missingScopes(need); len(miss) > 0 {
 		rs.log.InfoContext(r.Context(), "auth: insufficient scope", "missing", miss, "subject", info.Subject)
-		rs.fail(w, http.StatusForbidden, "insufficient_scope", "The access token lacks a scope this request needs.", need)
+		rs.failScheme(w, http.StatusForbidden, scheme, "insufficient_scope", "The access token lacks a scope this request needs.", need)
 		return
 	}
 	r2 := r.WithContext(WithTokenInfo(r.Context(), info))
 	if !rs.opts.KeepAuthorizationHeader {
 		r2.Header = r.Header.Clone()
 		r2.Header.Del("Authorization")
+		r2.Header.Del(headerDPoP)
 	}
 	next.ServeHTTP(w, r2)
 }
@@ -292,33 +343,35 @@ func toolName(c Call) string {
 	return "\x00" // no tool has this name
 }
 
-// bearerToken extracts the token of a single "Bearer <token>" header;
-// present is false when there is no Bearer credential at all.
-func bearerToken(authz []string) (token string, present bool) {
+// credentials splits a single Authorization header into its scheme
+// (Bearer, or DPoP when accepted) and token; present is false when there
+// is no such credential at all, token "" when it is malformed.
+func (rs *ResourceServer) credentials(authz []string) (scheme, token string, present bool) {
 	if len(authz) != 1 {
-		return "", false
+		return "", "", false
 	}
-	scheme, rest, _ := strings.Cut(strings.TrimSpace(authz[0]), " ")
-	if !strings.EqualFold(scheme, "Bearer") {
-		return "", false
+	s, rest, _ := strings.Cut(strings.TrimSpace(authz[0]), " ")
+	switch {
+	case strings.EqualFold(s, schemeBearer):
+		scheme = schemeBearer
+	case strings.EqualFold(s, schemeDPoP) && rs.opts.DPoP != nil:
+		scheme = schemeDPoP
+	default:
+		return "", "", false
 	}
 	rest = strings.TrimSpace(rest)
 	for i := 0; i < len(rest); i++ {
 		if !isToken68Char(rest[i]) && rest[i] != '=' {
-			return "", true
+			return scheme, "", true
 		}
 	}
-	return rest, true
+	return scheme, rest, true
 }
 
-// fail writes an OAuth error response with its Bearer challenge.
+// fail writes an OAuth error response with the challenges of every
+// accepted scheme.
 func (rs *ResourceServer) fail(w http.ResponseWriter, status int, code, desc string, scopes []string) {
-	w.Header().Set("WWW-Authenticate", formatChallenge("Bearer",
-		"error", code,
-		"error_description", desc,
-		"scope", strings.Join(scopes, " "),
-		"resource_metadata", rs.metaURL))
-	writeOAuthError(w, status, code, desc)
+	rs.failScheme(w, status, "", code, desc, scopes)
 }
 
 // writeOAuthError writes {"error":…,"error_description":…}.

@@ -15,10 +15,15 @@ import (
 // A Token is an access token obtained for one resource from one
 // authorization server, with what is needed to renew it.
 type Token struct {
-	// AccessToken is the bearer token sent to the MCP server.
+	// AccessToken is the token sent to the MCP server.
 	AccessToken string `json:"access_token"`
-	// TokenType is the token_type of the token response ("Bearer").
+	// TokenType is the token_type of the token response: "Bearer", or
+	// "DPoP" for a token bound to the client's DPoP key.
 	TokenType string `json:"token_type,omitempty"`
+	// DPoPKeyThumbprint is, for a DPoP-bound token, the JWK SHA-256
+	// thumbprint of the key it is bound to: only a Transport holding that
+	// key can use it (and its refresh token).
+	DPoPKeyThumbprint string `json:"dpop_jkt,omitempty"`
 	// RefreshToken, if any, renews the access token without the user.
 	RefreshToken string `json:"refresh_token,omitempty"`
 	// Expiry is when the access token expires; zero if unknown.

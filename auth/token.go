@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -31,6 +32,9 @@ type tokenResponse struct {
 	RefreshToken    string    `json:"refresh_token"`
 	Scope           string    `json:"scope"`
 	IssuedTokenType string    `json:"issued_token_type"`
+
+	dpopJKT      string // the thumbprint of the DPoP key of the request's proof
+	dpopRequired bool   // a bearer token must be refused
 }
 
 // expiresIn accepts a number or a numeric string, as servers send both.
@@ -53,20 +57,51 @@ func (e *expiresIn) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// postToken sends a token endpoint request authenticated as c (nil: no
-// client authentication) and decodes the response.
-func (t *Transport) postToken(ctx context.Context, endpoint string, c *ClientCredentials, as *AuthServerMetadata, form url.Values) (*tokenResponse, error) {
-	hdr := http.Header{}
-	if c != nil {
-		if err := t.authenticate(c, as, form, hdr); err != nil {
+// postToken sends a request to the token endpoint of d's authorization
+// server, authenticated as c (nil: no client authentication), and
+// decodes the response. With DPoP it sends a proof and, when the server
+// answers use_dpop_nonce with a nonce (RFC 9449 §8), sends the request
+// once more with a new proof carrying it.
+func (t *Transport) postToken(ctx context.Context, d *discovery, c *ClientCredentials, form url.Values) (*tokenResponse, error) {
+	alg, err := t.dpop.tokenAlg(d)
+	if err != nil {
+		return nil, err
+	}
+	for retried := false; ; retried = true {
+		f := maps.Clone(form)
+		hdr := http.Header{}
+		if c != nil {
+			// Again for each attempt: a client assertion is single use.
+			if err := t.authenticate(c, d.as, f, hdr); err != nil {
+				return nil, err
+			}
+		}
+		if alg != "" {
+			proof, err := t.tokenProof(d, alg, t.now())
+			if err != nil {
+				return nil, err
+			}
+			hdr.Set(headerDPoP, proof)
+		}
+		resp, err := t.doer.postForm(ctx, d.as.TokenEndpoint, f, hdr)
+		if err != nil {
+			return nil, fmt.Errorf("auth: token request: %w", err)
+		}
+		if alg == "" {
+			return decodeTokenResponse("token", resp)
+		}
+		noted := t.dpop.noteASNonce(d.issuer, resp.header)
+		if !retried && noted && resp.status == http.StatusBadRequest && oauthError("token", resp).Code == "use_dpop_nonce" {
+			t.log.Debug("auth: token request again with the DPoP nonce", "issuer", d.issuer)
+			continue
+		}
+		tr, err := decodeTokenResponse("token", resp)
+		if err != nil {
 			return nil, err
 		}
+		tr.dpopJKT, tr.dpopRequired = t.dpop.key.jkt, t.dpop.required(d)
+		return tr, nil
 	}
-	resp, err := t.doer.postForm(ctx, endpoint, form, hdr)
-	if err != nil {
-		return nil, fmt.Errorf("auth: token request: %w", err)
-	}
-	return decodeTokenResponse("token", resp)
 }
 
 func decodeTokenResponse(endpoint string, resp *response) (*tokenResponse, error) {
@@ -86,17 +121,26 @@ func decodeTokenResponse(endpoint string, resp *response) (*tokenResponse, error
 // newToken makes a Token of a token response for d, requested with
 // scopes.
 func (t *Transport) newToken(tr *tokenResponse, d *discovery, requested []string) (*Token, error) {
-	if !strings.EqualFold(tr.TokenType, "Bearer") {
-		return nil, fmt.Errorf("auth: unsupported token_type %q (only Bearer is supported)", truncate(tr.TokenType, 40))
+	var jkt string
+	switch {
+	case strings.EqualFold(tr.TokenType, schemeBearer):
+		if tr.dpopRequired {
+			return nil, fmt.Errorf("%w: %s issued a Bearer token", ErrDPoPUnsupported, d.issuer)
+		}
+	case strings.EqualFold(tr.TokenType, schemeDPoP) && tr.dpopJKT != "":
+		jkt = tr.dpopJKT // bound to the key of the proof (RFC 9449 §5)
+	default:
+		return nil, fmt.Errorf("auth: unsupported token_type %q", truncate(tr.TokenType, 40))
 	}
 	tok := &Token{
-		AccessToken:  tr.AccessToken,
-		TokenType:    tr.TokenType,
-		RefreshToken: tr.RefreshToken,
-		Scopes:       strings.Fields(tr.Scope),
-		Requested:    requested,
-		Issuer:       d.issuer,
-		Resource:     d.resource,
+		DPoPKeyThumbprint: jkt,
+		AccessToken:       tr.AccessToken,
+		TokenType:         tr.TokenType,
+		RefreshToken:      tr.RefreshToken,
+		Scopes:            strings.Fields(tr.Scope),
+		Requested:         requested,
+		Issuer:            d.issuer,
+		Resource:          d.resource,
 	}
 	if tok.Scopes == nil {
 		tok.Scopes = requested

@@ -57,9 +57,46 @@ type TokenInfo struct {
 	Expiry time.Time
 	// IssuedAt is when the token was issued; zero if unknown.
 	IssuedAt time.Time
+	// DPoPKeyThumbprint is the cnf.jkt claim of a DPoP-bound token (RFC
+	// 9449 §6): the JWK SHA-256 thumbprint of the only key whose proofs
+	// may accompany it. "" for a bearer token. The middleware refuses a
+	// bound token presented as a bearer token, and one whose proof was
+	// signed by another key. A custom verifier sets it, or leaves cnf in
+	// Claims.
+	DPoPKeyThumbprint string
 	// Claims holds every claim of the JWT payload or of the introspection
 	// response, decoded as encoding/json decodes into any.
 	Claims map[string]any
+}
+
+// dpopThumbprint returns the key the token is bound to: the field, else
+// cnf.jkt of Claims.
+func (t *TokenInfo) dpopThumbprint() string {
+	if t.DPoPKeyThumbprint != "" {
+		return t.DPoPKeyThumbprint
+	}
+	jkt, _ := confirmationJKT(t.Claims)
+	return jkt
+}
+
+// confirmationJKT reads the cnf.jkt claim (RFC 9449 §6.1): "" when there
+// is none; ok is false when cnf is not an object or jkt not a non-empty
+// string, a token to refuse.
+func confirmationJKT(claims map[string]any) (jkt string, ok bool) {
+	raw, has := claims["cnf"]
+	if !has {
+		return "", true
+	}
+	cnf, isObj := raw.(map[string]any)
+	if !isObj {
+		return "", false
+	}
+	v, has := cnf["jkt"]
+	if !has {
+		return "", true
+	}
+	jkt, _ = v.(string)
+	return jkt, jkt != ""
 }
 
 // HasScope reports whether the token grants scope.

@@ -48,12 +48,15 @@ const (
 // belongs to the resource its server's metadata published, and is
 // attached to requests for that server's URL only. A request that
 // already carries an Authorization header is passed through untouched.
+// With ClientOptions.DPoP, tokens are bound to the client's key and
+// presented with a DPoP proof (see the package documentation).
 type Transport struct {
 	base  http.RoundTripper
 	opts  ClientOptions
 	store TokenStore
 	doer  *httpDoer
 	own   *http.Client // the built-in client, if used
+	dpop  *dpopClient  // nil without DPoP
 	log   *slog.Logger
 	now   func() time.Time
 
@@ -65,10 +68,11 @@ type Transport struct {
 type serverState struct {
 	authMu sync.Mutex // held while authorizing; serializes them
 
-	mu       sync.Mutex
-	disc     *discovery
-	token    *Token
-	failures map[string]int // step-ups per operation without success
+	mu        sync.Mutex
+	disc      *discovery
+	token     *Token
+	failures  map[string]int // step-ups per operation without success
+	dpopNonce string         // the server's latest DPoP-Nonce
 }
 
 // NewTransport returns a Transport sending requests through base
@@ -112,6 +116,13 @@ func NewTransport(base http.RoundTripper, opts *ClientOptions) (*Transport, erro
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = DefaultRequestTimeout
+	}
+	if o.DPoP != nil {
+		d, err := newDPoPClient(o.DPoP)
+		if err != nil {
+			return nil, err
+		}
+		t.dpop = d
 	}
 	t.store = o.Store
 	if t.store == nil {
@@ -178,8 +189,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	st := t.state(serverKey(req.URL))
 	op := operation(req, body)
 	tok := t.currentToken(ctx, st)
-	authorized := 0 // authorizations run for this request
-	fresh := false  // tok was obtained for this request
+	authorized := 0     // authorizations run for this request
+	fresh := false      // tok was obtained for this request
+	nonceRetry := false // the request was resent with a new DPoP nonce
 	for tries := 0; ; tries++ {
 		r := req.Clone(ctx)
 		if r.Body, err = getBody(); err != nil {
@@ -190,19 +202,29 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			r.GetBody = getBody
 		}
 		if tok != nil {
-			r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+			if err := t.setAuthorization(r, st, tok); err != nil {
+				r.Body.Close()
+				return nil, err
+			}
 		}
 		resp, err := t.base.RoundTrip(r)
-		if err != nil || !replay {
-			return resp, err // not replayable: nothing more to do
+		if err != nil {
+			return resp, err
 		}
-		if tries > 2*t.opts.MaxAuthAttempts {
-			return resp, nil
+		noted := t.noteResourceNonce(st, resp.Header)
+		if !replay || tries > 2*t.opts.MaxAuthAttempts {
+			return resp, nil // not replayable, or enough
 		}
+		bound := tok != nil && tok.bound()
 		switch {
+		case bound && !nonceRetry && t.useDPoPNonce(resp, noted):
+			// RFC 9449 §9: the resource server wants its nonce in the
+			// proof; resend once with it.
+			drain(resp)
+			nonceRetry = true
 		case resp.StatusCode == http.StatusUnauthorized:
-			ch, bearer := BearerChallenge(resp.Header)
-			if fresh || authorized >= t.opts.MaxAuthAttempts || (!bearer && len(resp.Header.Values("WWW-Authenticate")) > 0) {
+			ch, ours := t.challenge(resp.Header, bound)
+			if fresh || authorized >= t.opts.MaxAuthAttempts || (!ours && len(resp.Header.Values("WWW-Authenticate")) > 0) {
 				return resp, nil // not ours to answer, or answering failed
 			}
 			drain(resp)
@@ -216,7 +238,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				fresh = true
 			}
 		case resp.StatusCode == http.StatusForbidden:
-			ch, ok := BearerChallenge(resp.Header)
+			ch, ok := t.challenge(resp.Header, bound)
 			if !ok || ch.Param("error") != "insufficient_scope" || authorized >= t.opts.MaxAuthAttempts ||
 				futile(tok, ch.Scopes()) || !st.mayStepUp(op, t.opts.MaxAuthAttempts) {
 				return resp, nil
@@ -434,6 +456,10 @@ func (t *Transport) handleUnauthorized(ctx context.Context, st *serverState, req
 		stored, err := t.store.Token(ctx, d.resource, d.issuer)
 		if err != nil {
 			return nil, false, fmt.Errorf("auth: token store: %w", err)
+		}
+		if stored != nil && !t.presentable(stored) {
+			t.log.Info("auth: ignoring a stored token bound to another DPoP key", "issuer", d.issuer)
+			stored = nil
 		}
 		if stored != nil {
 			if !stored.expiresWithin(t.now(), t.opts.RefreshBefore) {

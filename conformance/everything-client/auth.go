@@ -50,7 +50,13 @@ func (e *env) authHTTPClient() (*http.Client, error) {
 		AllowLoopbackHTTP: true, // every mock is http://localhost
 		Authorizer:        &auth.HeadlessAuthorizer{RedirectURL: "http://localhost:3000/callback"},
 		ClientMetadataURL: conformanceClientMetadataURL,
-		Logger:            e.log,
+		// DPoP in every scenario: with the default options the Transport
+		// sends proofs only to authorization servers that list
+		// dpop_signing_alg_values_supported (the auth/dpop* mocks) and
+		// presents tokens with the DPoP scheme only when the server bound
+		// them (token_type DPoP); everywhere else nothing changes.
+		DPoP:   &auth.DPoPOptions{},
+		Logger: e.log,
 	}
 	if ac.ClientID != "" {
 		c := auth.ClientCredentials{Issuer: ac.Issuer, ClientID: ac.ClientID, ClientSecret: ac.ClientSecret}
