@@ -84,10 +84,16 @@
 //	srv := server.New(info, &server.Options{Principal: auth.Principal})
 //
 // Sessions (2025 era) must be bound to the principal too, since a session
-// id is not a credential: the HTTP handler records Principal(r.Context())
-// when it creates a session and answers 404, as for an unknown session,
-// to a request of another principal. Every request still carries and is
-// checked for its own token.
+// id is not a credential. The HTTP handlers of packages transport/streamable
+// and transport/sse do it with their SessionOwner option: they record the
+// principal of the request that creates a session, and answer 404, as for
+// an unknown session, to a request of another principal:
+//
+//	h := streamable.NewHandler(srv, &streamable.HandlerOptions{
+//		SessionOwner: func(r *http.Request) string { return auth.Principal(r.Context()) },
+//	})
+//
+// Every request still carries and is checked for its own token.
 //
 // # Client side: a RoundTripper
 //

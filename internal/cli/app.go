@@ -32,6 +32,15 @@ type app struct {
 	// isTerminal reports whether w is a terminal, where raw bytes must
 	// never go.
 	isTerminal func(w io.Writer) bool
+	// getenv reads the environment (the token store's location,
+	// MCPWIRE_BROWSER); tests give their own.
+	getenv func(string) string
+	// now is the clock of mcpwire login --status.
+	now func() time.Time
+	// openBrowser, if not nil, opens the authorization URL of mcpwire
+	// login instead of the browser (see browser): tests fetch the URL as
+	// a browser would.
+	openBrowser func(ctx context.Context, url string) error
 }
 
 // newApp returns the app of one run of the program.
@@ -42,6 +51,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 		stderr:        &lockedWriter{w: stderr},
 		connectTarget: connectTarget,
 		isTerminal:    isTerminal,
+		getenv:        os.Getenv,
+		now:           time.Now,
 	}
 }
 
@@ -56,11 +67,15 @@ type globalOptions struct {
 }
 
 // A target names the server to talk to: a command to start, whose stdin
-// and stdout carry the messages, or (later) an HTTP endpoint.
+// and stdout carry the messages, or an HTTP endpoint.
 type target struct {
 	Command []string // the program and its arguments, after "--"
 	URL     string   // --url
 	Headers []header // --header, in order
+	// TokenStore is the file of the token store, whose tokens are sent to
+	// the server at URL; "" when it cannot be located (no token is sent
+	// then, unless --header gives one).
+	TokenStore string
 }
 
 // A header is one --header K=V.
@@ -84,7 +99,7 @@ func serverArgs(names ...string) cobra.PositionalArgs {
 		switch {
 		case len(pos) < len(names):
 			return usageErrorf("missing %s (usage: %s)", names[len(pos)], cmd.UseLine())
-		case len(pos) > len(names) && len(server) == 0 && cmd.ArgsLenAtDash() < 0:
+		case len(pos) > len(names) && len(server) == 0 && cmd.ArgsLenAtDash() < 0 && !cmd.Flags().Changed("url"):
 			example := append(append([]string{cmd.CommandPath()}, pos[:len(names)]...), "--")
 			example = append(example, pos[len(names):]...)
 			return usageErrorf("unexpected argument %q: name the server after --, as in: %s", pos[len(names)], strings.Join(example, " "))

@@ -22,7 +22,7 @@ type callOptions struct {
 func newCallCmd(a *app, runF func(context.Context, *callOptions) error) *cobra.Command {
 	args := "{}"
 	cmd := &cobra.Command{
-		Use:   "call TOOL [flags] -- COMMAND [ARG...]",
+		Use:   "call TOOL [flags] (--url URL | -- COMMAND [ARG...])",
 		Short: "Call a tool",
 		Long: `Call a tool with the arguments of --args, a JSON object, and print its
 result: text as it is, images and audio as a summary line, resources with

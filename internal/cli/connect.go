@@ -25,15 +25,23 @@ type link struct {
 	// how the server process ended, or returns nil if it has not ended or
 	// ended well (status 0 once mcpwire stopped it).
 	exit func() *serverGone
+	// diagnose, if not nil, explains a failed operation in the link's
+	// own words (an HTTP server that cannot be reached, refuses the
+	// request or wants a login), or returns nil when it has nothing to
+	// add. Errors that need the user's login carry exit code 4.
+	diagnose func(err error) error
+	// release, if not nil, frees what the link holds once its session is
+	// closed (idle HTTP connections).
+	release func()
 }
 
 // connectTarget builds the transport to the server t names. It is the one
-// place that knows the kinds of targets: a command to start today, an HTTP
-// endpoint when the Streamable HTTP client lands. log, if not nil,
-// receives the server's stderr.
+// place that knows the kinds of targets: a command to start, or an HTTP
+// endpoint (see connectHTTP). log, if not nil, receives the server's
+// stderr or the HTTP client's diagnostics.
 func connectTarget(ctx context.Context, t *target, log *slog.Logger) (*link, error) {
 	if t.URL != "" {
-		return nil, usageErrorf("--url: HTTP is not supported yet; start the server as a command after --")
+		return connectHTTP(t, log)
 	}
 	if len(t.Command) == 0 {
 		return nil, usageErrorf("no server given")
@@ -58,9 +66,13 @@ func (a *app) dial(ctx context.Context, log *slog.Logger) (*client.Session, *lin
 	})
 	sess, err := c.Connect(ctx, l.transport)
 	if err != nil {
+		l.done()
 		var e *exitError
 		if errors.As(err, &e) {
 			return nil, nil, e
+		}
+		if d := l.explain(err); d != nil {
+			return nil, nil, withCode(d, exitConnect)
 		}
 		// Connect has closed the connection: the process has ended.
 		if g := l.gone(); g != nil && g.early {
@@ -72,6 +84,7 @@ func (a *app) dial(ctx context.Context, log *slog.Logger) (*client.Session, *lin
 	if want := a.global.Protocol; want != "" && sess.ProtocolVersion() != want {
 		got := sess.ProtocolVersion()
 		sess.Close()
+		l.done()
 		return nil, nil, connectErrorf("the server does not speak protocol %s (it offered %s)", want, got)
 	}
 	if log != nil {
@@ -79,6 +92,21 @@ func (a *app) dial(ctx context.Context, log *slog.Logger) (*client.Session, *lin
 		log.Info(fmt.Sprintf("connected to %s %s, protocol %s (%s era)", info.Name, info.Version, sess.ProtocolVersion(), era(sess)))
 	}
 	return sess, l, nil
+}
+
+// explain asks l to explain err, if l can.
+func (l *link) explain(err error) error {
+	if l.diagnose == nil || err == nil {
+		return nil
+	}
+	return l.diagnose(err)
+}
+
+// done releases what l holds, once its session is closed.
+func (l *link) done() {
+	if l.release != nil {
+		l.release()
+	}
 }
 
 // gone asks l how the server ended, if l can tell.
@@ -114,6 +142,7 @@ func (a *app) withSession(ctx context.Context, f func(ctx context.Context, s *cl
 	}
 	err = f(ctx, sess)
 	sess.Close()
+	l.done()
 	g := l.gone()
 	var e *exitError
 	var je *jsonrpc.Error
@@ -127,6 +156,9 @@ func (a *app) withSession(ctx context.Context, f func(ctx context.Context, s *cl
 		return err
 	case g != nil && g.early && !errors.As(err, &je):
 		return failure(g)
+	}
+	if d := l.explain(err); d != nil {
+		return failure(d)
 	}
 	return failure(describe(err, a))
 }

@@ -13,6 +13,9 @@
 //	read.go       mcpwire read       read a resource
 //	prompts.go    mcpwire prompts    list prompts
 //	get.go        mcpwire get        render a prompt
+//	login.go      mcpwire login      log in to a server that requires OAuth
+//	status.go     mcpwire login --status: the stored tokens
+//	logout.go     mcpwire logout     forget a server's tokens
 //
 // What they share:
 //
@@ -22,6 +25,10 @@
 //	flags.go    the global flags and their checks
 //	connect.go  connectTarget (the one function that builds a transport),
 //	            the session's lifetime and the server's exit diagnostics
+//	http.go     --url: the Streamable HTTP link, the stored token sent
+//	            through auth.Transport, and the words for what goes wrong
+//	            (network, TLS, HTTP status, a login needed)
+//	tokens.go   the token store: where it is, what it holds
 //	exit.go     exit codes and the error line
 //	args.go     --args: inline JSON, @FILE, or - for stdin
 //	render.go   tables, JSON, content blocks
@@ -29,8 +36,23 @@
 //	log.go      --verbose: the server's stderr on ours, prefixed
 //
 // A new command is a new file with a newXCmd constructor, added to the
-// list in commands. A new transport (Streamable HTTP for --url) is a new
-// case in connectTarget.
+// list in commands. A new transport is a new case in connectTarget.
+//
+// # Servers over HTTP, and OAuth
+//
+// With --url the commands speak Streamable HTTP (falling back to HTTP+SSE
+// by themselves) with the --header headers. Every request goes through an
+// auth.Transport on the token store (tokens.go), without an Authorizer:
+// the token mcpwire login obtained for the server is sent and renewed
+// with its refresh token, but no command other than login ever opens a
+// browser. When the server needs the user (no token, a refused renewal, a
+// tool that needs more scopes), the command fails with exit code 4 and
+// the mcpwire login command line that would help. login runs the
+// authorization code grant through auth.NewLoopbackAuthorizer: the URL on
+// stderr, the browser (MCPWIRE_BROWSER, else the system's), the redirect
+// back to 127.0.0.1. Pre-registered and Client ID Metadata Document
+// clients are written to the token store after login, where the other
+// commands find them to renew tokens.
 //
 // # Parse, then run
 //
@@ -51,7 +73,12 @@
 // compares the help of each command with testdata/help/NAME.txt (go test
 // -run TestHelp -update rewrites them). script_test.go runs the
 // testscript scripts of testdata/script, where mcpwire and the test
-// server are real processes talking over stdio.
+// server are real processes talking over stdio, or over HTTP with OAuth
+// (login.txtar). http_test.go and login_test.go run whole command lines
+// through the real connectTarget against the test server over HTTP
+// (httpserver_test.go), alone or behind the small authorization server
+// of the tests; login's browser is a function that follows the
+// authorization URL (app.openBrowser).
 //
 // # Output
 //

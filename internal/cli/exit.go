@@ -124,11 +124,12 @@ func describe(err error, a *app) error {
 }
 
 // trimPrefixes removes the package prefixes that the library's errors
-// start with ("mcp client: ", "jsonrpc: ", "command: ").
+// start with ("mcp client: ", "jsonrpc: ", "command: ", "streamable: ",
+// "sse: ").
 func trimPrefixes(s string) string {
 	for {
 		t := s
-		for _, p := range []string{"mcp client: ", "jsonrpc: ", "command: "} {
+		for _, p := range []string{"mcp client: ", "jsonrpc: ", "command: ", "streamable: ", "sse: "} {
 			t = strings.TrimPrefix(t, p)
 		}
 		if t == s {

@@ -19,7 +19,7 @@ type getOptions struct {
 func newGetCmd(a *app, runF func(context.Context, *getOptions) error) *cobra.Command {
 	args := "{}"
 	cmd := &cobra.Command{
-		Use:   "get PROMPT [flags] -- COMMAND [ARG...]",
+		Use:   "get PROMPT [flags] (--url URL | -- COMMAND [ARG...])",
 		Short: "Render a prompt",
 		Long: `Render a prompt with the arguments of --args, a JSON object of strings,
 and print its messages, each under a line naming its role.

@@ -22,6 +22,8 @@ func TestHelp(t *testing.T) {
 		"prompts":    {"prompts", "--help"},
 		"get":        {"get", "--help"},
 		"completion": {"completion", "--help"},
+		"login":      {"login", "--help"},
+		"logout":     {"logout", "--help"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, testServerOptions{})

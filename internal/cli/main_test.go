@@ -18,15 +18,17 @@ import (
 	"github.com/mcpwire/mcpwire/transport/memory"
 )
 
-// TestMain makes the test binary also the two programs of the scripts,
-// mcpwire and testserver (see script_test.go), and checks that the tests
-// leave no goroutine behind.
+// TestMain makes the test binary also the programs of the scripts,
+// mcpwire, testserver, testhttpserver and testbrowser (see
+// script_test.go), and checks that the tests leave no goroutine behind.
 func TestMain(m *testing.M) {
 	testscript.Main(leakChecked{m}, map[string]func(){
 		"mcpwire": func() {
 			os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
-		"testserver": testServerMain,
+		"testserver":     testServerMain,
+		"testhttpserver": testHTTPServerMain,
+		"testbrowser":    testBrowserMain,
 	})
 }
 

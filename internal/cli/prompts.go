@@ -19,7 +19,7 @@ type promptsOptions struct{}
 
 func newPromptsCmd(a *app, runF func(context.Context, *promptsOptions) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   "prompts [flags] -- COMMAND [ARG...]",
+		Use:   "prompts [flags] (--url URL | -- COMMAND [ARG...])",
 		Short: "List the server's prompts and their arguments",
 		Long: `List the server's prompts: name, title, description, and arguments,
 required or optional.

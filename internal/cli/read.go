@@ -20,7 +20,7 @@ type readOptions struct {
 func newReadCmd(a *app, runF func(context.Context, *readOptions) error) *cobra.Command {
 	o := &readOptions{}
 	cmd := &cobra.Command{
-		Use:   "read URI [flags] -- COMMAND [ARG...]",
+		Use:   "read URI [flags] (--url URL | -- COMMAND [ARG...])",
 		Short: "Read a resource",
 		Long: `Read a resource and print its text. Binary contents are never printed:
 they are summed up in one line, or written to the file --output names.

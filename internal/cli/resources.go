@@ -17,7 +17,7 @@ type resourcesOptions struct{}
 
 func newResourcesCmd(a *app, runF func(context.Context, *resourcesOptions) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   "resources [flags] -- COMMAND [ARG...]",
+		Use:   "resources [flags] (--url URL | -- COMMAND [ARG...])",
 		Short: "List the server's resources and resource templates",
 		Long: `List the server's resources (URI, name, MIME type, size, description),
 then its resource templates, whose URIs "mcpwire read" also reads once

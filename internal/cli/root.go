@@ -30,6 +30,8 @@ func commands(a *app) []*cobra.Command {
 		newReadCmd(a, nil),
 		newPromptsCmd(a, nil),
 		newGetCmd(a, nil),
+		newLoginCmd(a, nil),
+		newLogoutCmd(a, nil),
 	}
 }
 
@@ -52,20 +54,28 @@ const rootLong = `mcpwire talks to any Model Context Protocol (MCP) server: it l
 calls its tools, reads its resources and renders its prompts.
 
 Name the server after --: mcpwire starts that command and speaks MCP over
-its standard input and output. It agrees on a protocol revision with the
-server (the stateless 2026-07-28 first, then the legacy handshake), unless
+its standard input and output. Or give its URL with --url: mcpwire speaks
+Streamable HTTP, or the older HTTP+SSE transport to a server that offers
+only that. Either way it agrees on a protocol revision with the server
+(the stateless 2026-07-28 first, then the legacy handshake), unless
 --protocol forces one.
+
+A server that requires OAuth authorization needs a login first:
+mcpwire login --url URL authorizes mcpwire in your browser and keeps the
+token, which the other commands then send to that server.
 
 Exit codes:
   0  success
   1  failure: an error from the server, a timeout, an I/O error
   2  usage: the command line is wrong
   3  the tool ran and reported an error (a result with isError)
-  4  the server could not be started or connected`
+  4  the server could not be started or connected, or needs a login`
 
 const rootExample = `  mcpwire tools -- go run ./examples/hello
   mcpwire call echo --args '{"text": "hi"}' -- ./my-server --flag
-  mcpwire read file:///notes.txt --json -- npx -y my-mcp-server`
+  mcpwire read file:///notes.txt --json -- npx -y my-mcp-server
+  mcpwire tools --url http://localhost:3000/mcp --header 'X-Api-Key=secret'
+  mcpwire login --url https://mcp.example.com/mcp`
 
 // newRootCmd returns the root command, with the global flags and the
 // subcommands cmds.
@@ -109,6 +119,7 @@ func newRootCmd(a *app, cmds ...*cobra.Command) *cobra.Command {
 		&cobra.Group{ID: groupTools, Title: "Tools:"},
 		&cobra.Group{ID: groupResources, Title: "Resources:"},
 		&cobra.Group{ID: groupPrompts, Title: "Prompts:"},
+		&cobra.Group{ID: groupAuth, Title: "Authorization:"},
 	)
 	root.AddCommand(cmds...)
 	return root
@@ -119,6 +130,7 @@ const (
 	groupTools     = "tools"
 	groupResources = "resources"
 	groupPrompts   = "prompts"
+	groupAuth      = "auth"
 )
 
 // runE adapts a command's parse-and-run function to cobra: it parses the

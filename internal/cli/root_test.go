@@ -16,7 +16,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"tools"},
-			"no server given: name its command after --, as in: mcpwire tools -- go run ./examples/hello"},
+			"no server given: name its command after -- (as in: mcpwire tools -- go run ./examples/hello) or its URL with --url"},
 		{[]string{"toolz", "--", "srv"},
 			`unknown command "toolz"; did you mean "tools"? (see mcpwire --help)`},
 		{[]string{"--", "srv"},
@@ -24,9 +24,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tools", "srv", "-x"},
 			"unknown shorthand flag: 'x' in -x (see mcpwire tools --help)"},
 		{[]string{"read", "--", "srv"},
-			"missing URI (usage: mcpwire read URI [flags] -- COMMAND [ARG...])"},
+			"missing URI (usage: mcpwire read URI [flags] (--url URL | -- COMMAND [ARG...]))"},
 		{[]string{"read", "a", "b", "--", "srv"},
-			`unexpected argument "b" (usage: mcpwire read URI [flags] -- COMMAND [ARG...])`},
+			`unexpected argument "b" (usage: mcpwire read URI [flags] (--url URL | -- COMMAND [ARG...]))`},
 		{[]string{"tools", "--protocol", "2025-01-01", "--", "srv"},
 			`--protocol: unknown revision "2025-01-01"; known: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05`},
 		{[]string{"tools", "--timeout", "-1s", "--", "srv"},
@@ -39,6 +39,36 @@ func TestUsageErrors(t *testing.T) {
 			`--header "novalue": want K=V`},
 		{[]string{"tools", "--url", "http://localhost/mcp", "--", "srv"},
 			"name the server either with --url or after --, not both"},
+		{[]string{"tools", "--url", "http://localhost/mcp", "--header", "Bad Name=x"},
+			`--header "Bad Name=x": not a valid HTTP header`},
+		{[]string{"tools", "extra", "--url", "http://localhost/mcp"},
+			`unexpected argument "extra" (usage: mcpwire tools [flags] (--url URL | -- COMMAND [ARG...]))`},
+		{[]string{"tools", "--url", "localhost:3000/mcp"},
+			`--url "localhost:3000/mcp": want an http or https URL, such as http://localhost:3000/mcp`},
+		{[]string{"tools", "--url", "https://mcp.example.com/mcp#x"},
+			`--url "https://mcp.example.com/mcp#x": a URL with a fragment (#) names no server`},
+		{[]string{"login"},
+			"name the server with --url, as in: mcpwire login --url https://mcp.example.com/mcp"},
+		{[]string{"login", "https://mcp.example.com/mcp"},
+			"mcpwire login takes no arguments; name the server with --url (usage: mcpwire login --url URL [flags])"},
+		{[]string{"login", "--url", "https://mcp.example.com/mcp", "--header", "A=b"},
+			"mcpwire login takes no --header"},
+		{[]string{"login", "--url", "https://mcp.example.com/mcp", "--protocol", "2025-11-25"},
+			"mcpwire login takes no --protocol"},
+		{[]string{"login", "--url", "https://mcp.example.com/mcp", "--client-secret", "s"},
+			"--client-secret needs --client-id"},
+		{[]string{"login", "--url", "https://mcp.example.com/mcp", "--client-metadata-url", "http://example.com/c.json"},
+			`--client-metadata-url "http://example.com/c.json": want an https URL with a path, such as https://example.com/mcpwire.json`},
+		{[]string{"login", "--url", "https://mcp.example.com/mcp", "--port", "70000"},
+			"--port 70000: want a port number, 1 to 65535 (or 0 for any)"},
+		{[]string{"login", "--status", "--scope", "a"},
+			"--status lists the stored tokens: it takes no --scope"},
+		{[]string{"login", "--url", "https://mcp.example.com/mcp", "--client-id", "x", "--client-secret", "@/no/such/file"},
+			"--client-secret: /no/such/file: no such file or directory"},
+		{[]string{"logout"},
+			"name the server with --url, as in: mcpwire logout --url https://mcp.example.com/mcp"},
+		{[]string{"logout", "--url", "https://mcp.example.com/mcp", "--", "srv"},
+			"mcpwire logout takes no arguments; name the server with --url (usage: mcpwire logout --url URL [flags])"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -53,21 +83,6 @@ func TestUsageErrors(t *testing.T) {
 			checkOutput(t, "stderr", e.stderr.String(), "mcpwire: "+tt.want+"\n")
 			checkOutput(t, "stdout", e.stdout.String(), "")
 		})
-	}
-}
-
-// TestURLNotSupported goes through the real connectTarget.
-func TestURLNotSupported(t *testing.T) {
-	for _, args := range [][]string{
-		{"tools", "--url", "http://localhost:1/mcp"},
-		{"call", "echo", "--url", "http://localhost:1/mcp", "--header", "Authorization=Bearer x"},
-	} {
-		var stdout, stderr bytes.Buffer
-		a := newApp(strings.NewReader(""), &stdout, &stderr)
-		if code := run(context.Background(), a, args, commands); code != exitUsage {
-			t.Errorf("%q: exit %d, want 2", args, code)
-		}
-		checkOutput(t, "stderr", stderr.String(), "mcpwire: --url: HTTP is not supported yet; start the server as a command after --\n")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -17,17 +18,26 @@ import (
 // cmd/mcpwire does) against the testserver program (the test server over
 // stdio, see testserver_test.go), as real processes.
 //
-// Besides testscript's commands, the scripts have
+// The programs are mcpwire, testserver (the test server over stdio),
+// testhttpserver (the test server over HTTP, with -oauth behind the
+// authorization server of httpserver_test.go) and testbrowser (a browser
+// for MCPWIRE_BROWSER that follows the authorization URL back to
+// mcpwire). Besides testscript's commands, the scripts have
 //
 //	exits CODE PROGRAM [ARG...]
 //
-// which runs the program like exec and checks its exit code.
+// which runs the program like exec and checks its exit code, and
+//
+//	waiturl FILE VAR
+//
+// which waits (up to 10 seconds) for a background testhttpserver to
+// write its URL to FILE, and sets the environment variable VAR to it.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "waiturl": cmdWaitURL},
 		Setup: func(e *testscript.Env) error {
 			// Programs built with -race sleep a second on exit by default.
 			e.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
@@ -57,5 +67,22 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdWaitURL is the waiturl command of the scripts.
+func cmdWaitURL(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waiturl FILE VAR")
+	}
+	path := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			ts.Setenv(args[1], strings.TrimSpace(string(b)))
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waiturl: no URL in %s after 10s", args[0])
+		}
 	}
 }

@@ -19,13 +19,14 @@ type toolsOptions struct{}
 
 func newToolsCmd(a *app, runF func(context.Context, *toolsOptions) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   "tools [flags] -- COMMAND [ARG...]",
+		Use:   "tools [flags] (--url URL | -- COMMAND [ARG...])",
 		Short: "List the server's tools and their arguments",
 		Long: `List the server's tools: name, title, description, and the arguments of
 each tool's input schema, required or optional, with their types.
 
 With --json, print the tools/list result, every page merged.`,
-		Example:           `  mcpwire tools -- go run ./examples/hello`,
+		Example: `  mcpwire tools -- go run ./examples/hello
+  mcpwire tools --url http://localhost:3000/mcp`,
 		GroupID:           groupTools,
 		Args:              serverArgs(),
 		ValidArgsFunction: completeArgs(0),

@@ -67,6 +67,17 @@ type HandlerOptions struct {
 	// and Origin, or an allowed name; bad ones get 403.
 	AllowedHosts, AllowedOrigins  []string
 	DisableDNSRebindingProtection bool
+	// SessionOwner, if set, names who sends a request: the user behind
+	// its credentials. A session belongs to the owner of the GET that
+	// opened its stream, and a POST of anyone else is answered exactly as
+	// one for an unknown session (404), so that the session id in the
+	// endpoint URI is never a credential. With package auth's middleware
+	// in front of the handler:
+	//
+	//	SessionOwner: func(r *http.Request) string { return auth.Principal(r.Context()) },
+	//
+	// Default: sessions are not bound to anyone.
+	SessionOwner func(*http.Request) string
 }
 
 // A Handler serves an MCP server over the legacy HTTP+SSE transport
@@ -220,9 +231,10 @@ func (h *Handler) goTracked(f func()) {
 
 // A session is one stream and the server session it carries.
 type session struct {
-	h  *Handler
-	id string
-	ss transport.ServerSession
+	h     *Handler
+	id    string
+	owner string // HandlerOptions.SessionOwner of the GET that opened it
+	ss    transport.ServerSession
 
 	broken chan struct{} // closed when a write fails: the stream is gone
 
@@ -242,6 +254,9 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := &session{h: h, id: rand.Text(), broken: make(chan struct{})}
+	if h.opts.SessionOwner != nil {
+		s.owner = h.opts.SessionOwner(r)
+	}
 	h.mu.Lock()
 	if len(h.sessions) >= h.opts.MaxSessions {
 		h.mu.Unlock()
@@ -405,6 +420,11 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	s := h.sessions[id]
 	h.mu.Unlock()
+	if s != nil && h.opts.SessionOwner != nil && h.opts.SessionOwner(r) != s.owner {
+		// Another owner's session: answered as an unknown one.
+		h.log.Debug("sse: session used by another owner", "remote", r.RemoteAddr)
+		s = nil
+	}
 	if s == nil {
 		writeResponse(w, http.StatusNotFound, &jsonrpc.Response{Error: jsonrpc.NewError(codeSessionNotFound, "Session not found")})
 		return

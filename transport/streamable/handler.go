@@ -92,6 +92,22 @@ type HandlerOptions struct {
 	// lists them (transport.ToolSchemaLister); otherwise those headers are
 	// not checked.
 	ToolHeaderParams func(toolName string) []HeaderParam
+	// SessionOwner, if set, names who sends a request: the user behind
+	// its credentials. A legacy session belongs to the owner of the
+	// initialize that opened it, and every later POST, GET (stream or
+	// resumption) and DELETE of the session must come from the same
+	// owner; a request of anyone else is answered exactly as a request
+	// for an unknown session (404, CodeSessionNotFound), so that a
+	// session id is never a credential and the answer tells nothing about
+	// other users' sessions. With package auth's middleware in front of
+	// the handler:
+	//
+	//	SessionOwner: func(r *http.Request) string { return auth.Principal(r.Context()) },
+	//
+	// Modern (2026-07-28) requests have no session; bind what they carry
+	// across rounds with server.Options.Principal. Default: sessions are
+	// not bound to anyone.
+	SessionOwner func(*http.Request) string
 }
 
 // A Handler serves the Streamable HTTP transport of MCP on one endpoint,

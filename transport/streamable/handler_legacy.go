@@ -44,7 +44,7 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, msg jsonrpc
 		writeError(w, http.StatusBadRequest, CodeTransportError, "Bad Request: the Mcp-Session-Id header is required; send initialize first")
 		return
 	}
-	s := h.acquire(sid)
+	s := h.acquire(sid, r)
 	if s == nil {
 		writeError(w, http.StatusNotFound, CodeSessionNotFound, "Session not found")
 		return
@@ -76,7 +76,11 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, msg jsonrpc
 // initialize opens a session for an initialize request and serves it
 // there; the session is closed again if initialize fails.
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
-	s, err := h.newSession()
+	var owner string
+	if h.opts.SessionOwner != nil {
+		owner = h.opts.SessionOwner(r)
+	}
+	s, err := h.newSession(owner)
 	if err != nil {
 		if errors.Is(err, errTooManySessions) {
 			w.Header().Set("Retry-After", "10")
@@ -236,7 +240,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s := h.acquire(sid)
+	s := h.acquire(sid, r)
 	if s == nil {
 		writeError(w, http.StatusNotFound, CodeSessionNotFound, "Session not found")
 		return
@@ -256,7 +260,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s := h.lookup(sid)
+	s := h.lookup(sid, r)
 	if s == nil {
 		writeError(w, http.StatusNotFound, CodeSessionNotFound, "Session not found")
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,7 @@ type session struct {
 	h         *Handler
 	id        string
 	idHeader  []string // {id}, the value of the Mcp-Session-Id response header
+	owner     string   // HandlerOptions.SessionOwner of the initialize request
 	ss        transport.ServerSession
 	gone      atomic.Bool // closed: nothing is written or kept for it any more
 	mu        sync.Mutex  // guards the fields below
@@ -54,8 +56,8 @@ var (
 	errSessionClosed   = errors.New("session closed")
 )
 
-// newSession opens a legacy session with a fresh id.
-func (h *Handler) newSession() (*session, error) {
+// newSession opens a legacy session with a fresh id, owned by owner.
+func (h *Handler) newSession(owner string) (*session, error) {
 	h.mu.Lock()
 	switch {
 	case h.closed:
@@ -67,7 +69,7 @@ func (h *Handler) newSession() (*session, error) {
 	}
 	h.mu.Unlock()
 	id := rand.Text() // 26 characters of base32: 130 bits, visible ASCII
-	s := &session{h: h, id: id, idHeader: []string{id}, lastUsed: time.Now()}
+	s := &session{h: h, id: id, idHeader: []string{id}, owner: owner, lastUsed: time.Now()}
 	s.ss = h.srv.Open(context.Background(), id, s)
 	h.mu.Lock()
 	if h.closed || len(h.sessions) >= h.opts.MaxSessions {
@@ -84,9 +86,10 @@ func (h *Handler) newSession() (*session, error) {
 	return s, nil
 }
 
-// acquire returns the open session id and counts a request in it, or nil.
-func (h *Handler) acquire(id string) *session {
-	s := h.lookup(id)
+// acquire returns the open session id, if r may use it, and counts a
+// request in it; or nil.
+func (h *Handler) acquire(id string, r *http.Request) *session {
+	s := h.lookup(id, r)
 	if s == nil {
 		return nil
 	}
@@ -102,12 +105,18 @@ func (h *Handler) acquire(id string) *session {
 	return s
 }
 
-// lookup returns the open session id, or nil.
-func (h *Handler) lookup(id string) *session {
+// lookup returns the open session id, or nil when there is none or r
+// comes from another owner than the session's (HandlerOptions.SessionOwner):
+// the two cases are one to the caller, who answers 404 either way.
+func (h *Handler) lookup(id string, r *http.Request) *session {
 	h.mu.Lock()
 	s := h.sessions[id]
 	h.mu.Unlock()
 	if s == nil {
+		return nil
+	}
+	if h.opts.SessionOwner != nil && h.opts.SessionOwner(r) != s.owner {
+		h.log.Debug("streamable: session used by another owner", "remote", r.RemoteAddr)
 		return nil
 	}
 	select {

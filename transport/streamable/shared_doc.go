@@ -55,8 +55,13 @@
 // without id. SSE streams get a comment after 15 seconds of silence.
 //
 // An idle legacy session holds no goroutine and no stream: about 300
-// bytes of the handler's plus the server's own session (about 2 KB in all
+// bytes of the handler's plus the server's own session (about 1.7 KB in all
 // with a *server.Server; TestIdleSessionMemory measures it).
+//
+// The handler does no authorization: put package auth's middleware in
+// front of it, and bind legacy sessions to the caller with
+// HandlerOptions.SessionOwner, so that a session id is never enough to
+// use someone else's session.
 //
 // The handler does no CORS. For browser clients on other origins, wrap it
 // in a CORS middleware that answers preflight requests, allows the
