@@ -121,4 +121,3 @@ func TestMRTRStateRefusedWithoutSharedKey(t *testing.T) {
 		t.Errorf("got %v, want the other instance to refuse the request state (-32602)", err)
 	}
 }
-
