@@ -103,8 +103,10 @@ type Conn struct {
 	writeMu    sync.Mutex
 
 	mu    sync.Mutex
-	avail *sync.Cond // signalled when running drops or the conn closes
-	st    state      // guarded by mu
+	avail sync.Cond // signalled when running drops or the conn closes; L is &mu
+	st    state     // guarded by mu
+
+	work chan *incoming // calls handed to idle workers; made with the first of them
 
 	closeErr error          // what closing the stream returned (set before done)
 	wg       sync.WaitGroup // every goroutine the conn started
@@ -115,9 +117,11 @@ type Conn struct {
 // state is the connection's bookkeeping, changed only with Conn.mu held.
 type state struct {
 	pending     map[ID]chan delivery // outgoing calls awaiting their response
-	active      map[ID]*incoming     // incoming calls not yet answered, queued or running
+	one         *incoming            // an incoming call not yet answered, queued or running
+	active      map[ID]*incoming     // the others (see activeAdd); made with the first
 	queue       []*incoming          // messages waiting for the dispatcher, in arrival order
 	running     int                  // calls whose handler is running
+	idleWorkers int                  // workers waiting for a call (see nextCall)
 	dispatching bool                 // a dispatcher goroutine is live
 	inline      bool                 // the dispatcher is running a notification or a barrier
 	closing     bool                 // no new work is accepted
@@ -126,6 +130,54 @@ type state struct {
 	cause       error                // why the connection ended
 	noteSeq     uint64               // sequence number of the last queued notification
 	doneSeq     uint64               // every queued notification up to this one has been handled
+}
+
+// The incoming calls in hand are one, then active: a connection that
+// handles one call at a time (most of them, and every idle one) needs no
+// map, and an idle HTTP session keeps no table.
+
+func (st *state) activeGet(id ID) *incoming {
+	if st.one != nil && st.one.req.ID == id {
+		return st.one
+	}
+	return st.active[id]
+}
+
+// activeAdd records ic, whose id is not in use.
+func (st *state) activeAdd(ic *incoming) {
+	if st.one == nil {
+		st.one = ic
+		return
+	}
+	if st.active == nil {
+		st.active = make(map[ID]*incoming)
+	}
+	st.active[ic.req.ID] = ic
+}
+
+func (st *state) activeDel(id ID) {
+	if st.one != nil && st.one.req.ID == id {
+		st.one = nil
+		return
+	}
+	delete(st.active, id)
+}
+
+func (st *state) activeLen() int {
+	n := len(st.active)
+	if st.one != nil {
+		n++
+	}
+	return n
+}
+
+func (st *state) activeEach(f func(*incoming)) {
+	if st.one != nil {
+		f(st.one)
+	}
+	for _, ic := range st.active {
+		f(ic)
+	}
 }
 
 // delivery hands a response to the call waiting for it, with the sequence
@@ -222,9 +274,8 @@ func newConn(w Writer, opts *Options) *Conn {
 	}
 	c.base, c.cancelBase = context.WithCancel(context.WithValue(o.Context, connKey, c))
 	c.sendCtx = context.WithoutCancel(c.base)
-	c.avail = sync.NewCond(&c.mu)
+	c.avail.L = &c.mu
 	c.st.pending = make(map[ID]chan delivery)
-	c.st.active = make(map[ID]*incoming)
 	return c
 }
 
@@ -414,7 +465,8 @@ func (c *Conn) Close() error {
 // gets a response. It reports whether the call was known.
 func (c *Conn) CancelIncoming(id ID) bool {
 	c.mu.Lock()
-	ic, ok := c.st.active[id]
+	ic := c.st.activeGet(id)
+	ok := ic != nil
 	if ok {
 		ic.cancelled = true
 	}
@@ -446,7 +498,7 @@ func (c *Conn) Resolve(resp *Response) bool {
 func (c *Conn) InFlight() (incoming, outgoing int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.st.active), len(c.st.pending)
+	return c.st.activeLen(), len(c.st.pending)
 }
 
 // handle runs the handler for ic, turning a panic into an internal error.

@@ -89,7 +89,7 @@ func (c *Conn) receiveRequest(req *Request, batch *batchReply) {
 	switch {
 	case c.st.closing:
 		refuse = NewError(CodeConnectionClosed, "Connection closing")
-	case c.st.active[req.ID] != nil:
+	case c.st.activeGet(req.ID) != nil:
 		refuse = Errorf(CodeInvalidRequest, "Invalid Request: id %s is already in use", req.ID)
 	case len(c.st.queue) >= c.opts.MaxQueue:
 		refuse = Errorf(CodeOverloaded, "Too many requests: %d are already waiting", len(c.st.queue))
@@ -99,7 +99,7 @@ func (c *Conn) receiveRequest(req *Request, batch *batchReply) {
 		c.complete(ic, &Response{ID: req.ID, Error: refuse})
 		return
 	}
-	c.st.active[req.ID] = ic
+	c.st.activeAdd(ic)
 	if !ic.barrier && len(c.st.queue) == 0 && !c.st.inline && c.st.running < c.opts.MaxConcurrency {
 		c.st.running++
 		c.startLocked(ic)
@@ -109,15 +109,85 @@ func (c *Conn) receiveRequest(req *Request, batch *batchReply) {
 	c.mu.Unlock()
 }
 
-// startLocked runs a call's handler in its own goroutine.
+// Calls run in worker goroutines. A worker that has finished a call waits
+// a moment for the next one before it ends, at most maxIdleWorkers of
+// them at once: a goroutine that has run a call has grown its stack to
+// what calls need, and a new goroutine pays for that growth again, which
+// costs more than a small call itself.
+const (
+	maxIdleWorkers = 64
+	workerIdle     = time.Second
+)
+
+// startLocked runs a call's handler in a worker goroutine: an idle one if
+// there is one, else a new one.
 func (c *Conn) startLocked(ic *incoming) {
 	ic.Context, ic.cancel = context.WithCancel(c.base)
+	if c.st.idleWorkers > 0 {
+		select {
+		case c.work <- ic:
+			c.st.idleWorkers--
+			return
+		default:
+			// Every slot holds a call that a waiting worker has not yet
+			// taken: start another worker rather than block with mu held.
+		}
+	}
 	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
+	go c.worker(ic)
+}
+
+// worker runs calls until it has waited workerIdle for one, or the
+// connection closes.
+func (c *Conn) worker(ic *incoming) {
+	defer c.wg.Done()
+	var idle *time.Timer
+	for ic != nil {
 		res, err := c.handle(ic)
 		c.finishCall(ic, res, err)
-	}()
+		ic = c.nextCall(&idle)
+	}
+	if idle != nil {
+		idle.Stop()
+	}
+}
+
+// nextCall waits for startLocked to hand the worker a call; nil means the
+// worker ends. Workers waiting in nextCall are counted in st.idleWorkers,
+// calls handed over but not yet received are in c.work, and each waiting
+// worker is either counted or has a call waiting for it; so a worker that
+// wants to leave and finds the count at zero has a call to take.
+func (c *Conn) nextCall(idle **time.Timer) *incoming {
+	c.mu.Lock()
+	if c.st.closing || c.st.idleWorkers >= maxIdleWorkers {
+		c.mu.Unlock()
+		return nil
+	}
+	if c.work == nil {
+		c.work = make(chan *incoming, maxIdleWorkers)
+	}
+	c.st.idleWorkers++
+	work := c.work
+	c.mu.Unlock()
+	if *idle == nil {
+		*idle = time.NewTimer(workerIdle)
+	} else {
+		(*idle).Reset(workerIdle)
+	}
+	select {
+	case ic := <-work:
+		return ic
+	case <-c.closing:
+	case <-(*idle).C:
+	}
+	c.mu.Lock()
+	if c.st.idleWorkers > 0 {
+		c.st.idleWorkers--
+		c.mu.Unlock()
+		return nil
+	}
+	c.mu.Unlock()
+	return <-work
 }
 
 // finishCall records the end of a call's handler and answers it, unless
@@ -129,7 +199,7 @@ func (c *Conn) finishCall(ic *incoming, res any, err error) {
 	ic.cancel()
 	c.mu.Lock()
 	cancelled := ic.cancelled
-	delete(c.st.active, ic.req.ID) // the id may be used again at once
+	c.st.activeDel(ic.req.ID) // the id may be used again at once
 	c.mu.Unlock()
 	var resp *Response
 	if !cancelled {
@@ -213,7 +283,7 @@ func (c *Conn) dispatch() {
 		if ic.cancelled || c.st.aborted {
 			c.noteDoneLocked(ic)
 			if ic.req.IsCall() {
-				delete(c.st.active, ic.req.ID)
+				c.st.activeDel(ic.req.ID)
 				if !ic.cancelled {
 					c.mu.Unlock()
 					c.complete(ic, &Response{ID: ic.req.ID, Error: NewError(CodeConnectionClosed, "Connection closed")})
@@ -277,7 +347,7 @@ func (c *Conn) Serve(ctx context.Context, req *Request) *Response {
 	case c.st.closing:
 		refuse = NewError(CodeConnectionClosed, "Connection closing")
 	case !req.IsCall():
-	case c.st.active[req.ID] != nil:
+	case c.st.activeGet(req.ID) != nil:
 		refuse = Errorf(CodeInvalidRequest, "Invalid Request: id %s is already in use", req.ID)
 	case c.st.running >= c.opts.MaxConcurrency:
 		refuse = Errorf(CodeOverloaded, "Too many requests: %d are already running", c.st.running)
@@ -304,7 +374,7 @@ func (c *Conn) Serve(ctx context.Context, req *Request) *Response {
 	}
 	ic.Context, ic.cancel = context.WithCancel(ctx)
 	ic.direct = make(chan *Response, 1)
-	c.st.active[req.ID] = ic
+	c.st.activeAdd(ic)
 	c.mu.Unlock()
 	res, err := c.handle(ic)
 	c.finishCall(ic, res, err)
@@ -393,15 +463,15 @@ func (c *Conn) drain() {
 		c.mu.Unlock()
 	})
 	c.mu.Lock()
-	for (len(c.st.active) > 0 || len(c.st.queue) > 0 || c.st.running > 0) && !c.st.aborted {
+	for (c.st.activeLen() > 0 || len(c.st.queue) > 0 || c.st.running > 0) && !c.st.aborted {
 		c.avail.Wait()
 	}
 	var cancels []context.CancelFunc
-	for _, ic := range c.st.active {
+	c.st.activeEach(func(ic *incoming) {
 		if ic.cancel != nil {
 			cancels = append(cancels, ic.cancel)
 		}
-	}
+	})
 	c.mu.Unlock()
 	timer.Stop()
 	for _, cancel := range cancels {

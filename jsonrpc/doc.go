@@ -82,8 +82,10 @@
 //     concurrently.
 //   - Every goroutine has an owner: the connection starts the reader, the
 //     dispatcher (only while there is queued work, so an idle connection
-//     costs no goroutine for it) and one goroutine per running call, and
-//     Close waits for all of them.
+//     costs no goroutine for it) and the workers that run calls, and Close
+//     waits for all of them. A worker that has finished a call waits up to
+//     a second for the next one, since a new goroutine would have to grow
+//     its stack again; an idle connection keeps none longer than that.
 //   - Close drains: it stops taking new requests, lets running handlers
 //     finish and send their responses for up to Options.DrainTimeout, then
 //     cancels what remains. The end of the input (the peer closing its
