@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -200,6 +201,12 @@ func (c *lineConn) readLoop() {
 		case <-c.done:
 			c.readErr = jsonrpc.ErrClosed
 			return
+		}
+		if c.br.Buffered() == 0 {
+			// The next read blocks this goroutine's thread in a system
+			// call. Let the consumer just woken run here first: it would
+			// otherwise wait for another thread to wake up and take it.
+			runtime.Gosched()
 		}
 	}
 }
