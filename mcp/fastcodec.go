@@ -225,11 +225,10 @@ func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"isError":true`...)
 	}
 	if len(r.Meta) > 0 {
-		raw, err := json.Marshal(r.Meta)
-		if err != nil {
+		var err error
+		if b, err = appendMeta(append(b, `,"_meta":`...), r.Meta); err != nil {
 			return nil, err
 		}
-		b = append(append(b, `,"_meta":`...), raw...)
 	}
 	if r.ResultType != "" {
 		b = append(b, `,"resultType":`...)

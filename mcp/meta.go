@@ -156,20 +156,23 @@ func (m RequestMeta) MarshalJSON() ([]byte, error) {
 		b = appendQuoted(b, string(m.ProtocolVersion))
 	}
 	if m.ClientInfo != nil {
-		v, err := json.Marshal(m.ClientInfo)
-		if err != nil {
+		member(MetaKeyClientInfo)
+		var err error
+		if b, err = appendImplementation(b, *m.ClientInfo); err != nil {
 			return nil, err
 		}
-		member(MetaKeyClientInfo)
-		b = append(b, v...)
 	}
 	if m.ClientCapabilities != nil {
-		v, err := json.Marshal(m.ClientCapabilities)
-		if err != nil {
-			return nil, err
-		}
 		member(MetaKeyClientCapabilities)
-		b = append(b, v...)
+		if m.ClientCapabilities.isZero() {
+			b = append(b, '{', '}') // what a client without handlers declares
+		} else {
+			v, err := json.Marshal(m.ClientCapabilities)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, v...)
+		}
 	}
 	if m.LogLevel != "" {
 		member(MetaKeyLogLevel)
@@ -216,9 +219,14 @@ func (m *RequestMeta) typedKeySet(key string) bool {
 func (m *RequestMeta) UnmarshalJSON(data []byte) error {
 	*m = RequestMeta{}
 	return eachMember(data, func(key []byte, escaped bool, v []byte) (bool, error) {
-		k, err := keyString(key, escaped)
-		if err != nil {
-			return true, err
+		var k string
+		if escaped {
+			var err error
+			if k, err = keyString(key, escaped); err != nil {
+				return true, err
+			}
+		} else if k = typedMetaKey(key); k == "" {
+			k = string(key)
 		}
 		if isNull(v) && isTypedMetaKey(k) {
 			return false, nil
@@ -236,13 +244,15 @@ func (m *RequestMeta) UnmarshalJSON(data []byte) error {
 			m.ProtocolVersion = internVersion(s)
 		case MetaKeyClientCapabilities:
 			c := new(ClientCapabilities)
-			if err := json.Unmarshal(v, c); err != nil {
-				return true, fmt.Errorf("mcp: _meta[%q]: %w", k, err)
+			if !isEmptyObject(v) {
+				if err := json.Unmarshal(v, c); err != nil {
+					return true, fmt.Errorf("mcp: _meta[%q]: %w", k, err)
+				}
 			}
 			m.ClientCapabilities = c
 		case MetaKeyClientInfo:
 			c := new(Implementation)
-			if err := json.Unmarshal(v, c); err != nil {
+			if err := decodeImplementation(v, c); err != nil {
 				return true, fmt.Errorf("mcp: _meta[%q]: %w", k, err)
 			}
 			m.ClientInfo = c
@@ -260,6 +270,24 @@ func (m *RequestMeta) UnmarshalJSON(data []byte) error {
 		}
 		return false, nil
 	})
+}
+
+// typedMetaKey returns the typed key that key spells (the constant, so
+// that decoding a typed key does not allocate), or "".
+func typedMetaKey(key []byte) string {
+	switch string(key) {
+	case MetaKeyProgressToken:
+		return MetaKeyProgressToken
+	case MetaKeyProtocolVersion:
+		return MetaKeyProtocolVersion
+	case MetaKeyClientCapabilities:
+		return MetaKeyClientCapabilities
+	case MetaKeyClientInfo:
+		return MetaKeyClientInfo
+	case MetaKeyLogLevel:
+		return MetaKeyLogLevel
+	}
+	return ""
 }
 
 func isTypedMetaKey(k string) bool {
@@ -380,4 +408,117 @@ func IsReservedMetaKey(key string) bool {
 	}
 	labels := strings.Split(prefix, ".")
 	return len(labels) >= 2 && (labels[1] == "modelcontextprotocol" || labels[1] == "mcp")
+}
+
+// appendMeta appends the JSON of a result's _meta. The one every modern
+// result carries, the server's info alone, is written directly; any other
+// goes through encoding/json.
+func appendMeta(b []byte, m Meta) ([]byte, error) {
+	if len(m) == 1 {
+		var impl Implementation
+		ok := true
+		switch v := m[MetaKeyServerInfo].(type) {
+		case Implementation:
+			impl = v
+		case *Implementation:
+			ok = v != nil
+			if ok {
+				impl = *v
+			}
+		default:
+			ok = false
+		}
+		if ok {
+			b = append(b, `{"`+MetaKeyServerInfo+`":`...)
+			b, err := appendImplementation(b, impl)
+			return append(b, '}'), err
+		}
+	}
+	raw, err := json.Marshal(m)
+	return append(b, raw...), err
+}
+
+// isZero reports whether c declares nothing, so that it encodes as {}.
+func (c *ClientCapabilities) isZero() bool {
+	return len(c.Experimental) == 0 && c.Roots == nil && c.Sampling == nil &&
+		c.Elicitation == nil && c.Tasks == nil && len(c.Extensions) == 0
+}
+
+// isEmptyObject reports whether v is {} (with any spacing).
+func isEmptyObject(v []byte) bool {
+	i := skipSpace(v, 0)
+	if i >= len(v) || v[i] != '{' {
+		return false
+	}
+	i = skipSpace(v, i+1)
+	return i < len(v) && v[i] == '}' && skipSpace(v, i+1) == len(v)
+}
+
+// appendImplementation appends the JSON of an Implementation, as
+// encoding/json would write it (same members, same order); one with icons
+// goes through encoding/json.
+func appendImplementation(b []byte, impl Implementation) ([]byte, error) {
+	if len(impl.Icons) > 0 {
+		v, err := json.Marshal(impl)
+		return append(b, v...), err
+	}
+	b = append(b, `{"name":`...)
+	b = appendQuoted(b, impl.Name)
+	if impl.Title != "" {
+		b = append(b, `,"title":`...)
+		b = appendQuoted(b, impl.Title)
+	}
+	b = append(b, `,"version":`...)
+	b = appendQuoted(b, impl.Version)
+	if impl.Description != "" {
+		b = append(b, `,"description":`...)
+		b = appendQuoted(b, impl.Description)
+	}
+	if impl.WebsiteURL != "" {
+		b = append(b, `,"websiteUrl":`...)
+		b = appendQuoted(b, impl.WebsiteURL)
+	}
+	return append(b, '}'), nil
+}
+
+// decodeImplementation decodes an Implementation without encoding/json
+// when it holds only string members with their exact names; anything else
+// (icons, a name in another case, a value of another type) goes through
+// encoding/json, so the result is always what json.Unmarshal gives.
+func decodeImplementation(v []byte, impl *Implementation) error {
+	slow := false
+	err := eachMember(v, func(key []byte, escaped bool, val []byte) (bool, error) {
+		var dst *string
+		switch string(key) {
+		case "name":
+			dst = &impl.Name
+		case "title":
+			dst = &impl.Title
+		case "version":
+			dst = &impl.Version
+		case "description":
+			dst = &impl.Description
+		case "websiteUrl":
+			dst = &impl.WebsiteURL
+		}
+		if escaped || dst == nil {
+			slow = true
+			return true, nil
+		}
+		if isNull(val) {
+			return false, nil // encoding/json leaves the field as it is
+		}
+		s, ok := rawString(val)
+		if !ok {
+			slow = true
+			return true, nil
+		}
+		*dst = s
+		return false, nil
+	})
+	if err == nil && !slow {
+		return nil
+	}
+	*impl = Implementation{}
+	return json.Unmarshal(v, impl)
 }
