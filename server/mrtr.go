@@ -48,9 +48,27 @@ const (
 // round is the input of one modern request run: answers from the state
 // and from inputResponses, and the answers the handler used.
 type round struct {
-	binding []byte
+	binding []byte // nil until needed (see bind)
 	answers map[string]json.RawMessage
-	used    map[string]json.RawMessage
+	used    map[string]json.RawMessage // nil until an answer is used
+
+	// What the binding is computed from, when a state is sealed: most
+	// rounds ask nothing and never need it.
+	ctx          context.Context
+	method, name string
+	args         json.RawMessage
+}
+
+// bind returns the round's binding, computing it the first time.
+func (s *Server) bind(rd *round) ([]byte, error) {
+	if rd.binding == nil {
+		b, err := s.bindRequest(rd.ctx, rd.method, rd.name, rd.args)
+		if err != nil {
+			return nil, err
+		}
+		rd.binding = b
+	}
+	return rd.binding, nil
 }
 
 // stateKeys signs and verifies request state.
@@ -174,16 +192,17 @@ func (s *Server) startRound(ctx context.Context, r *Request, name string, args j
 	if !r.modern {
 		return nil
 	}
-	binding, err := s.bindRequest(ctx, r.Method, name, args)
-	if err != nil {
-		return err
-	}
-	rd := &round{binding: binding, answers: map[string]json.RawMessage{}, used: map[string]json.RawMessage{}}
+	rd := &round{ctx: ctx, method: r.Method, name: name, args: args}
 	if state != "" {
+		binding, err := s.bind(rd)
+		if err != nil {
+			return err
+		}
 		prev, err := s.stateKeys.open(binding, state)
 		if err != nil {
 			return err
 		}
+		rd.answers = make(map[string]json.RawMessage, len(prev)+len(responses))
 		for k, v := range prev {
 			rd.answers[k] = v
 		}
@@ -191,6 +210,9 @@ func (s *Server) startRound(ctx context.Context, r *Request, name string, args j
 	for k, v := range responses {
 		if len(v) == 0 || string(v) == "null" {
 			continue
+		}
+		if rd.answers == nil {
+			rd.answers = make(map[string]json.RawMessage, len(responses))
 		}
 		if _, done := rd.answers[k]; !done {
 			rd.answers[k] = v
@@ -214,6 +236,9 @@ func (r *Request) askModern(questions []*Question) error {
 		}
 		if err := decodeAnswer(q, raw); err != nil {
 			return err
+		}
+		if r.round.used == nil {
+			r.round.used = make(map[string]json.RawMessage)
 		}
 		r.round.used[q.Key] = raw
 	}
@@ -260,7 +285,11 @@ func (s *Server) inputRequiredResult(r *Request, e *inputRequired) (any, error) 
 		}
 		reqs[q.Key] = ir
 	}
-	state, err := s.stateKeys.seal(r.round.binding, r.round.used)
+	binding, err := s.bind(r.round)
+	if err != nil {
+		return nil, err
+	}
+	state, err := s.stateKeys.seal(binding, r.round.used)
 	if err != nil {
 		return nil, err
 	}
