@@ -66,10 +66,14 @@ func AddTool[In, Out any](s *Server, tool *mcp.Tool, h TypedToolHandler[In, Out]
 			return fmt.Errorf("mcp server: tool %q: output schema: %w", t.Name, err)
 		}
 	}
+	flat := newFlatDecoder(reflect.TypeFor[In]()) // nil unless In is a struct of plain fields
 	return s.AddTool(&t, func(ctx context.Context, req *Request, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 		var in In
-		if err := json.Unmarshal(p.Arguments, &in); err != nil {
-			return ErrorResult(fmt.Sprintf("invalid arguments for tool %q: %v", p.Name, err)), nil
+		if flat == nil || !flat.decode(p.Arguments, reflect.ValueOf(&in).Elem()) {
+			in = *new(In)
+			if err := json.Unmarshal(p.Arguments, &in); err != nil {
+				return ErrorResult(fmt.Sprintf("invalid arguments for tool %q: %v", p.Name, err)), nil
+			}
 		}
 		out, err := h(ctx, req, in)
 		if err != nil {
