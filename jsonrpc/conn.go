@@ -108,6 +108,12 @@ type Conn struct {
 
 	work chan *incoming // calls handed to idle workers; made with the first of them
 
+	// For a PushStream (push.go): calls may run in the reading goroutine.
+	handOff       func()       // moves reading to a new goroutine; nil unless pushed
+	inlineRunning atomic.Int32 // calls running in a reading goroutine
+	inlineTimer   *time.Timer  // hands reading off from a long inline call (mu)
+	inlineGen     uint64       // counts inline calls; the timer belongs to the last (mu)
+
 	closeErr error          // what closing the stream returned (set before done)
 	wg       sync.WaitGroup // every goroutine the conn started
 	closing  chan struct{}  // closed when the conn stops taking new work
@@ -230,6 +236,10 @@ func (ic *incoming) Value(key any) any {
 func NewConn(s Stream, opts *Options) *Conn {
 	c := newConn(s, opts)
 	c.stream = s
+	if ps, ok := s.(PushStream); ok {
+		c.startPush(ps)
+		return c
+	}
 	c.wg.Add(1)
 	go c.readLoop()
 	return c
@@ -336,6 +346,9 @@ func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, 
 	req, err := NewCall(id, method, params)
 	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: encoding the params of %s: %w", method, err)
+	}
+	if c.inlineRunning.Load() > 0 && c.handOff != nil {
+		c.handOff() // a call running in the reading goroutine waits for the peer: read elsewhere
 	}
 	ch := make(chan delivery, 1)
 	c.mu.Lock()

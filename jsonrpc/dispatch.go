@@ -64,26 +64,39 @@ func (c *Conn) isBarrier(req *Request) bool {
 // receiveRequest takes an incoming call or notification: it is preempted,
 // started at once, queued, or refused.
 func (c *Conn) receiveRequest(req *Request, batch *batchReply) {
-	ic := &incoming{conn: c, req: req, batch: batch, barrier: c.isBarrier(req)}
 	if !req.IsCall() {
-		if c.preempter != nil && c.preempter.Preempt(c.base, req) {
-			return
-		}
-		c.mu.Lock()
-		for len(c.st.queue) >= c.opts.MaxQueue && !c.st.closing {
-			c.avail.Wait() // backpressure: notifications are never dropped
-		}
-		if c.st.closing {
-			c.mu.Unlock()
-			c.log.Debug("jsonrpc: notification dropped: closing", "method", req.Method)
-			return
-		}
-		c.st.noteSeq++
-		ic.seq = c.st.noteSeq
-		c.enqueueLocked(ic)
-		c.mu.Unlock()
+		c.receiveNotification(req)
 		return
 	}
+	c.receiveCall(req, batch, false)
+}
+
+// receiveNotification queues a notification, unless it preempts.
+func (c *Conn) receiveNotification(req *Request) {
+	if c.preempter != nil && c.preempter.Preempt(c.base, req) {
+		return
+	}
+	ic := &incoming{conn: c, req: req, barrier: c.isBarrier(req)}
+	c.mu.Lock()
+	for len(c.st.queue) >= c.opts.MaxQueue && !c.st.closing {
+		c.avail.Wait() // backpressure: notifications are never dropped
+	}
+	if c.st.closing {
+		c.mu.Unlock()
+		c.log.Debug("jsonrpc: notification dropped: closing", "method", req.Method)
+		return
+	}
+	c.st.noteSeq++
+	ic.seq = c.st.noteSeq
+	c.enqueueLocked(ic)
+	c.mu.Unlock()
+}
+
+// receiveCall takes an incoming call: it is started at once, queued, or
+// refused. inline says the caller is the reading goroutine of a
+// PushStream, where a call that can start at once runs (see push.go).
+func (c *Conn) receiveCall(req *Request, batch *batchReply, inline bool) {
+	ic := &incoming{conn: c, req: req, batch: batch, barrier: c.isBarrier(req)}
 	c.mu.Lock()
 	var refuse *Error
 	switch {
@@ -100,11 +113,18 @@ func (c *Conn) receiveRequest(req *Request, batch *batchReply) {
 		return
 	}
 	c.st.activeAdd(ic)
-	if !ic.barrier && len(c.st.queue) == 0 && !c.st.inline && c.st.running < c.opts.MaxConcurrency {
+	switch {
+	case ic.barrier || len(c.st.queue) > 0 || c.st.inline || c.st.running >= c.opts.MaxConcurrency:
+		c.enqueueLocked(ic)
+	case inline:
+		c.st.running++
+		ic.Context, ic.cancel = context.WithCancel(c.base)
+		c.mu.Unlock()
+		c.runInline(ic)
+		return
+	default:
 		c.st.running++
 		c.startLocked(ic)
-	} else {
-		c.enqueueLocked(ic)
 	}
 	c.mu.Unlock()
 }

@@ -86,6 +86,13 @@
 //     waits for all of them. A worker that has finished a call waits up to
 //     a second for the next one, since a new goroutine would have to grow
 //     its stack again; an idle connection keeps none longer than that.
+//   - Over a PushStream (the stdio and subprocess transports are), the
+//     stream's own goroutine delivers each message, and a call that can
+//     start at once runs right there, as a hand-written loop would run it:
+//     no goroutine hand-off, which on a loaded machine is most of a small
+//     call's latency. If the call lasts longer than 100µs or calls the
+//     peer, reading moves to a new goroutine, so cancellations, responses
+//     and further calls are still read and run concurrently.
 //   - Close drains: it stops taking new requests, lets running handlers
 //     finish and send their responses for up to Options.DrainTimeout, then
 //     cancels what remains. The end of the input (the peer closing its

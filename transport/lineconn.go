@@ -58,7 +58,8 @@ const lineCloseWait = time.Second
 // Close.
 //
 // Reads from r happen in one goroutine owned by the connection, started by
-// the first Read, which reads at most one message ahead. So Read returns
+// the first Read (or by Push: the connection is a jsonrpc.PushStream,
+// which jsonrpc.NewConn prefers), which reads at most one message ahead. So Read returns
 // as soon as its context is done or Close is called, even when r blocks,
 // as os.Stdin does; a message read but not yet returned is kept for the
 // next Read.
@@ -122,9 +123,10 @@ type lineConn struct {
 	readErr    error         // why the reader stopped
 	readerDone chan struct{} // closed when the reader goroutine has returned
 
-	mu      sync.Mutex // guards started and closed
+	mu      sync.Mutex // guards started, closed and push
 	started bool       // the reader goroutine has been started
 	closed  bool       // Close has been called
+	push    *pushState // set by Push (lineconn_push.go); Read fails then
 
 	done      chan struct{} // closed by Close
 	closer    io.Closer
@@ -170,7 +172,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *lineConn) start() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
+	if c.closed || c.push != nil {
 		return false
 	}
 	if !c.started {
@@ -418,5 +420,11 @@ func (c *lineConn) Close() error {
 			}
 		}
 	})
+	c.mu.Lock()
+	push := c.push
+	c.mu.Unlock()
+	if push != nil {
+		c.endPush(jsonrpc.ErrClosed) // unless the reader has ended already
+	}
 	return c.closeErr
 }
