@@ -14,10 +14,7 @@ func (c *Conn) readLoop() {
 	for {
 		msg, err := c.stream.Read(c.base)
 		if err != nil {
-			var de *DecodeError
-			if errors.As(err, &de) {
-				c.log.Debug("jsonrpc: invalid message", "error", de.Err.Message)
-				c.send(de.Response())
+			if c.answerDecodeError(err) {
 				continue
 			}
 			c.readerGone(err)
@@ -25,6 +22,18 @@ func (c *Conn) readLoop() {
 		}
 		c.receive(msg)
 	}
+}
+
+// answerDecodeError answers a frame that was not a valid message, if err
+// is a *DecodeError, and reports whether it was.
+func (c *Conn) answerDecodeError(err error) bool {
+	var de *DecodeError
+	if !errors.As(err, &de) {
+		return false
+	}
+	c.log.Debug("jsonrpc: invalid message", "error", de.Err.Message)
+	c.send(de.Response())
+	return true
 }
 
 // readerGone records the end of the input: no response can arrive any

@@ -1,9 +1,6 @@
 package jsonrpc
 
-import (
-	"errors"
-	"time"
-)
+import "time"
 
 // A PushStream is a Stream that can also deliver what it reads by calling
 // a function from the goroutine that reads, instead of being read with
@@ -48,13 +45,9 @@ func (c *Conn) startPush(s PushStream) {
 // deliver takes one delivery of a PushStream (see readLoop for Read).
 func (c *Conn) deliver(msg Message, err error) {
 	if err != nil {
-		var de *DecodeError
-		if errors.As(err, &de) {
-			c.log.Debug("jsonrpc: invalid message", "error", de.Err.Message)
-			c.send(de.Response())
-			return
+		if !c.answerDecodeError(err) {
+			c.readerGone(err)
 		}
-		c.readerGone(err)
 		return
 	}
 	if req, ok := msg.(*Request); ok && req.IsCall() {
