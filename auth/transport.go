@@ -73,6 +73,10 @@ type serverState struct {
 	token     *Token
 	failures  map[string]int // step-ups per operation without success
 	dpopNonce string         // the server's latest DPoP-Nonce
+	// forgotten is the last token dropped unused (expired, no refresh):
+	// the next authorization asks again for the scopes it was given for,
+	// so that a step-up is not lost with it.
+	forgotten *Token
 }
 
 // NewTransport returns a Transport sending requests through base
@@ -399,6 +403,9 @@ func (t *Transport) setToken(ctx context.Context, st *serverState, d *discovery,
 	st.mu.Lock()
 	old := st.token
 	st.token = tok
+	if tok == nil && old != nil {
+		st.forgotten = old
+	}
 	st.mu.Unlock()
 	if d == nil {
 		return
@@ -474,6 +481,11 @@ func (t *Transport) handleUnauthorized(ctx context.Context, st *serverState, req
 			}
 			previous = stored.Requested
 		}
+		st.mu.Lock()
+		if f := st.forgotten; previous == nil && f != nil && f.Issuer == d.issuer && f.Resource == d.resource {
+			previous = f.Requested
+		}
+		st.mu.Unlock()
 	}
 	scopes := selectScopes(ch, d, previous, t.opts.OfflineAccess)
 	nt, err := t.obtain(ctx, d, scopes)
