@@ -44,11 +44,9 @@ func runPrompts(ctx context.Context, a *app, _ *promptsOptions) error {
 	return a.withSession(ctx, func(ctx context.Context, s *client.Session) error {
 		var prompts []mcp.Prompt
 		if s.ServerCapabilities().Prompts != nil {
-			for p, err := range s.Prompts(ctx) {
-				if err != nil {
-					return err
-				}
-				prompts = append(prompts, *p)
+			var err error
+			if prompts, err = collect(prompts, s.Prompts(ctx)); err != nil {
+				return err
 			}
 		}
 		if a.global.JSON {

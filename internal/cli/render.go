@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -258,4 +259,16 @@ func writeBlock(w io.Writer, c mcp.Content) error {
 		return nil
 	}
 	return writeText(w, bracket(c.Type()))
+}
+
+// collect appends every item of a paginated list to list, stopping at the
+// first error.
+func collect[T any](list []T, items iter.Seq2[*T, error]) ([]T, error) {
+	for it, err := range items {
+		if err != nil {
+			return list, err
+		}
+		list = append(list, *it)
+	}
+	return list, nil
 }

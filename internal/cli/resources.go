@@ -50,17 +50,12 @@ func runResources(ctx context.Context, a *app, _ *resourcesOptions) error {
 	return a.withSession(ctx, func(ctx context.Context, s *client.Session) error {
 		l := resourceLists{Resources: []mcp.Resource{}, ResourceTemplates: []mcp.ResourceTemplate{}}
 		if s.ServerCapabilities().Resources != nil {
-			for r, err := range s.Resources(ctx) {
-				if err != nil {
-					return err
-				}
-				l.Resources = append(l.Resources, *r)
+			var err error
+			if l.Resources, err = collect(l.Resources, s.Resources(ctx)); err != nil {
+				return err
 			}
-			for t, err := range s.ResourceTemplates(ctx) {
-				if err != nil {
-					return err
-				}
-				l.ResourceTemplates = append(l.ResourceTemplates, *t)
+			if l.ResourceTemplates, err = collect(l.ResourceTemplates, s.ResourceTemplates(ctx)); err != nil {
+				return err
 			}
 		}
 		if a.global.JSON {

@@ -45,11 +45,9 @@ func runTools(ctx context.Context, a *app, _ *toolsOptions) error {
 	return a.withSession(ctx, func(ctx context.Context, s *client.Session) error {
 		var tools []mcp.Tool
 		if s.ServerCapabilities().Tools != nil {
-			for t, err := range s.Tools(ctx) {
-				if err != nil {
-					return err
-				}
-				tools = append(tools, *t)
+			var err error
+			if tools, err = collect(tools, s.Tools(ctx)); err != nil {
+				return err
 			}
 		}
 		if a.global.JSON {
