@@ -16,30 +16,32 @@ const module = "github.com/mcpwire/mcpwire"
 // trailing "/..." covers a subtree). It is the diagram of docs/design.md.
 // A package missing from the table fails the test: add it deliberately.
 var layers = map[string][]string{
-	"":                       {}, // the module's overview (doc.go)
-	"jsonrpc":                {},
-	"mcp":                    {"jsonrpc"},
-	"transport":              {"jsonrpc"},
-	"transport/stdio":        {"transport", "mcp", "jsonrpc"},
-	"transport/memory":       {"transport", "mcp", "jsonrpc"},
-	"transport/command":      {"transport", "mcp", "jsonrpc"},
-	"transport/streamable":   {"transport", "transport/internal/sse", "mcp", "jsonrpc"},
-	"transport/sse":          {"transport", "transport/internal/sse", "mcp", "jsonrpc"},
-	"transport/internal/sse": {},
-	"internal/jsonschema":    {},
-	"internal/peer":          {"mcp", "transport", "jsonrpc"},
-	"server":                 {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
-	"client":                 {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
-	"auth":                   {"mcp", "jsonrpc"},
-	"store":                  {"mcp", "jsonrpc"},
-	"store/redis":            {"store", "mcp", "jsonrpc"},
-	"mcptest":                {"server", "client", "transport/...", "mcp", "jsonrpc"},
-	"internal/cli":           {"server", "client", "transport/...", "auth", "store/...", "mcp", "jsonrpc", "internal/jsonschema"},
-	"cmd/mcpwire":            {"internal/cli"},
+	"":                         {}, // the module's overview (doc.go)
+	"jsonrpc":                  {},
+	"mcp":                      {"jsonrpc"},
+	"transport":                {"jsonrpc"},
+	"transport/stdio":          {"transport", "mcp", "jsonrpc"},
+	"transport/memory":         {"transport", "mcp", "jsonrpc"},
+	"transport/command":        {"transport", "mcp", "jsonrpc"},
+	"transport/streamable":     {"transport", "transport/internal/sse", "mcp", "jsonrpc"},
+	"transport/sse":            {"transport", "transport/internal/sse", "mcp", "jsonrpc"},
+	"transport/internal/sse":   {},
+	"internal/jsonschema":      {},
+	"internal/jsonschema/full": {"internal/jsonschema"},
+	"internal/peer":            {"mcp", "transport", "jsonrpc"},
+	"server":                   {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
+	"server/fullschema":        {"internal/jsonschema/full"},
+	"client":                   {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
+	"auth":                     {"mcp", "jsonrpc"},
+	"store":                    {"mcp", "jsonrpc"},
+	"store/redis":              {"store", "mcp", "jsonrpc"},
+	"mcptest":                  {"server", "client", "transport/...", "mcp", "jsonrpc"},
+	"internal/cli":             {"server", "client", "transport/...", "auth", "store/...", "mcp", "jsonrpc", "internal/jsonschema"},
+	"cmd/mcpwire":              {"internal/cli"},
 }
 
 // public packages, which examples and conformance programs may use.
-var public = []string{"jsonrpc", "mcp", "transport/...", "server", "client", "auth", "store/...", "mcptest"}
+var public = []string{"jsonrpc", "mcp", "transport/...", "server", "server/fullschema", "client", "auth", "store/...", "mcptest"}
 
 // stdlibOnly lists packages that may import nothing outside the standard
 // library and the module: the core every user links.
@@ -89,6 +91,9 @@ func TestLayering(t *testing.T) {
 			if strings.Contains(first, ".") && !strings.HasPrefix(pkg, "auth") && !programs && pkg != "internal/cli" &&
 				(strings.Contains(imp, "oauth2") || strings.Contains(imp, "jwt") || strings.Contains(imp, "go-jose") || strings.Contains(path.Dir(imp), "opentelemetry")) {
 				t.Errorf("%s imports %s: authorization and telemetry libraries stay out of the core", pkg, imp)
+			}
+			if strings.HasPrefix(imp, "github.com/santhosh-tekuri/") && pkg != "internal/jsonschema/full" {
+				t.Errorf("%s imports %s: the full JSON Schema engine is linked only by importing server/fullschema", pkg, imp)
 			}
 		}
 	}

@@ -32,6 +32,12 @@ type toolEntry struct {
 // For tools whose arguments and results are Go types, use the generic
 // function AddTool, which infers the schemas.
 func (s *Server) AddTool(tool *mcp.Tool, h ToolHandler) error {
+	return s.addTool(tool, h, nil, nil)
+}
+
+// addTool is AddTool, given the tool's schemas when the generic AddTool
+// has inferred or compiled them already (nil otherwise).
+func (s *Server) addTool(tool *mcp.Tool, h ToolHandler, in, out *jsonschema.Schema) error {
 	if h == nil {
 		return errors.New("mcp server: AddTool needs a handler")
 	}
@@ -42,11 +48,14 @@ func (s *Server) AddTool(tool *mcp.Tool, h ToolHandler) error {
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	in, err := jsonschema.Compile(t.InputSchema, &jsonschema.CompileOptions{ObjectRoot: true})
-	if err != nil {
-		return fmt.Errorf("mcp server: tool %q: input schema: %w", t.Name, err)
+	if in == nil || !in.ObjectRoot() {
+		var err error
+		in, err = jsonschema.Compile(t.InputSchema, &jsonschema.CompileOptions{ObjectRoot: true})
+		if err != nil {
+			return fmt.Errorf("mcp server: tool %q: input schema: %w", t.Name, err)
+		}
 	}
-	if len(t.OutputSchema) > 0 {
+	if out == nil && len(t.OutputSchema) > 0 {
 		if _, err := jsonschema.Compile(t.OutputSchema, nil); err != nil {
 			return fmt.Errorf("mcp server: tool %q: output schema: %w", t.Name, err)
 		}

@@ -42,12 +42,14 @@ var (
 //		})
 func AddTool[In, Out any](s *Server, tool *mcp.Tool, h TypedToolHandler[In, Out]) error {
 	t := *tool
+	var input *jsonschema.Schema
 	if len(t.InputSchema) == 0 {
-		in, err := jsonschema.For[In](nil)
+		var err error
+		input, err = jsonschema.For[In](nil)
 		if err != nil {
 			return fmt.Errorf("mcp server: tool %q: inferring the input schema: %w", t.Name, err)
 		}
-		t.InputSchema = in.JSON()
+		t.InputSchema = input.JSON()
 	}
 	outType := reflect.TypeFor[Out]()
 	structured := outType != callToolResultType && outType != stringType
@@ -67,7 +69,7 @@ func AddTool[In, Out any](s *Server, tool *mcp.Tool, h TypedToolHandler[In, Out]
 		}
 	}
 	flat := newFlatDecoder(reflect.TypeFor[In]()) // nil unless In is a struct of plain fields
-	return s.AddTool(&t, func(ctx context.Context, req *Request, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	return s.addTool(&t, func(ctx context.Context, req *Request, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 		var in In
 		if flat == nil || !flat.decode(p.Arguments, reflect.ValueOf(&in).Elem()) {
 			in = *new(In)
@@ -96,5 +98,5 @@ func AddTool[In, Out any](s *Server, tool *mcp.Tool, h TypedToolHandler[In, Out]
 			Content:           mcp.ContentList{&mcp.TextContent{Text: string(raw)}},
 			StructuredContent: raw,
 		}, nil
-	})
+	}, input, output)
 }

@@ -50,7 +50,7 @@ func BenchmarkValidateFullEngine(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := MustCompile(tc.schema)
-			full, err := compileFull(s.raw, false)
+			full, err := compileFull(b, s.raw, false)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func BenchmarkValidateFullEngine(b *testing.B) {
 				if err := checkSyntax(in, MaxInstanceDepth); err != nil {
 					b.Fatal(err)
 				}
-				if err := validateFull(full, in); err != nil {
+				if err := full.Validate(in); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -69,20 +69,28 @@ func BenchmarkValidateFullEngine(b *testing.B) {
 	}
 }
 
+// BenchmarkCompile compiles schemas written by hand, with the full engine
+// judging them and with the built-in meta-schema check.
 func BenchmarkCompile(b *testing.B) {
 	for _, tc := range []struct{ name, schema string }{
 		{"small", benchSchema},
 		{"medium", mediumSchema},
 	} {
-		b.Run(tc.name, func(b *testing.B) {
-			raw := json.RawMessage(tc.schema)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Compile(raw, nil); err != nil {
-					b.Fatal(err)
-				}
+		for _, full := range []bool{true, false} {
+			name, engine := tc.name+"/builtin", FullEngine(nil)
+			if full {
+				name, engine = tc.name+"/full", theFullEngine(b)
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				raw := json.RawMessage(tc.schema)
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := compile(raw, nil, false, engine); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 

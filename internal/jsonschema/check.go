@@ -442,18 +442,28 @@ func (s *state) string(r *stringRules, i int) (int, bool) {
 			}
 		}
 	}
-	if r.pattern != nil {
-		text := str[1 : len(str)-1]
-		if escaped {
-			s.scratch = appendUnescaped(s.scratch[:0], str)
-			text = s.scratch
+	if r.pattern == nil && r.format == nil {
+		return end, valid
+	}
+	text := str[1 : len(str)-1]
+	if escaped {
+		s.scratch = appendUnescaped(s.scratch[:0], str)
+		text = s.scratch
+	}
+	if r.pattern != nil && !r.pattern.Match(text) {
+		if !s.collect {
+			return -1, false
 		}
-		if !r.pattern.Match(text) {
+		valid = false
+		s.add(describe(str)+" does not match pattern "+strconv.Quote(r.pattern.String()), false)
+	}
+	if r.format != nil {
+		if err := r.format.check(string(text)); err != nil {
 			if !s.collect {
 				return -1, false
 			}
 			valid = false
-			s.add(describe(str)+" does not match pattern "+strconv.Quote(r.pattern.String()), false)
+			s.add(describe(str)+" is not a valid "+r.format.name+": "+err.Error(), false)
 		}
 	}
 	return end, valid

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -18,13 +20,28 @@ const (
 )
 
 // A declined error says the fast engine does not implement something the
-// schema uses; the schema is then validated by the full engine.
-type declined struct{ why string }
+// schema uses; the schema is then validated by the full engine, or, with
+// none linked in, Compile fails with ErrNeedsFullEngine.
+type declined struct {
+	keyword string // the keyword at fault
+	detail  string // what about it, or ""
+	ref     string // the reference, when keyword is "$ref"
+}
 
-func (e *declined) Error() string { return "fast engine declined: " + e.why }
+func (e *declined) Error() string { return "fast engine declined " + e.what() }
 
-func decline(format string, args ...any) error {
-	return &declined{fmt.Sprintf(format, args...)}
+// what names what was declined: `"unevaluatedProperties"`, `"$id" below
+// the root`.
+func (e *declined) what() string {
+	s := strconv.Quote(e.keyword)
+	if e.detail != "" {
+		s += " " + e.detail
+	}
+	return s
+}
+
+func decline(keyword, detail string) error {
+	return &declined{keyword: keyword, detail: detail}
 }
 
 var errAnchorRef = errors.New("plain-name fragment")
@@ -37,13 +54,21 @@ type fastCompiler struct {
 	root         *tree
 	dialect      dialect
 	assertFormat bool
+	metaFormats  bool // assert the formats of meta-schemas (meta.go)
 	memo         map[*tree]*node
+	// checkRefs, set when no full engine is linked in, checks the targets
+	// of references against the meta-schema, as the full engine does:
+	// a $ref may lead to a value outside the places where subschemas
+	// are, which the check of the whole document did not reach.
+	checkRefs bool
+	checked   map[*tree]bool
 }
 
 // compileFast compiles root for the fast engine. It returns a *declined
-// error when the schema needs the full engine.
-func compileFast(root *tree, d dialect, assertFormat bool) (*node, error) {
-	c := &fastCompiler{root: root, dialect: d, assertFormat: assertFormat, memo: map[*tree]*node{}}
+// error when the schema needs the full engine. With checkRefs, the
+// targets of references are checked against the meta-schema.
+func compileFast(root *tree, d dialect, assertFormat, checkRefs bool) (*node, error) {
+	c := &fastCompiler{root: root, dialect: d, assertFormat: assertFormat, memo: map[*tree]*node{}, checkRefs: checkRefs}
 	return c.compile(root)
 }
 
@@ -64,7 +89,7 @@ func (c *fastCompiler) compile(t *tree) (*node, error) {
 	default:
 		// Only a $ref into a non-schema location gets here; let the full
 		// engine judge it.
-		return nil, decline("a %s used as a schema", t.kind)
+		return nil, decline("$ref", "to a "+t.kind.String()+", which is not a schema")
 	}
 	if ref := t.get("$ref"); ref != nil && c.dialect == draft7 {
 		// Before 2019-09, $ref replaces the whole schema: siblings are ignored.
@@ -112,33 +137,36 @@ var keywordKinds = map[string][]jsonKind{
 // keyword compiles one member of schema object t into n.
 func (c *fastCompiler) keyword(n *node, t *tree, key string, v *tree) (err error) {
 	if kinds, ok := keywordKinds[key]; ok && !slices.Contains(kinds, v.kind) {
-		return decline("keyword %s with a %s value", key, v.kind)
+		return decline(key, "with a "+v.kind.String()+" value")
 	}
 	is2020 := c.dialect == draft2020
 	switch key {
 	case "$id":
 		if t != c.root {
-			return decline("$id in a subschema")
+			return decline("$id", "below the root")
 		}
 	case "$ref":
 		n.ref, err = c.refTarget(v.str)
-	case "$anchor", "$dynamicAnchor", "$dynamicRef", "unevaluatedProperties", "unevaluatedItems":
+	case "$anchor", "$dynamicAnchor", "$dynamicRef", "unevaluatedProperties", "unevaluatedItems",
+		"$recursiveRef": // 2019-09's, which the full engine still applies in 2020-12
 		if is2020 {
-			return decline("keyword %s", key)
+			return decline(key, "")
 		}
 	case "format":
-		if c.assertFormat {
-			return decline("format assertion")
-		}
-		if !is2020 && v.str == "regex" {
+		switch {
+		case c.metaFormats && metaFormats[v.str] != nil:
+			strRules(n).format = metaFormats[v.str]
+		case !is2020 && v.str == "regex":
 			// The full engine asserts this one format in draft-07 whatever
-			// it is told; declining keeps both engines in agreement.
-			return decline("draft-07 format regex")
+			// it is told, with the same test.
+			strRules(n).format = regexFormat
+		case c.assertFormat:
+			return decline("format", "as an assertion (CompileOptions.AssertFormat)")
 		}
 	case "type":
 		var ok bool
 		if n.types, ok = typesOf(v); !ok {
-			return decline("type with an unknown name")
+			return decline("type", "with an unknown type name")
 		}
 	case "enum":
 		n.enum = compileEnum(v, false)
@@ -157,7 +185,7 @@ func (c *fastCompiler) keyword(n *node, t *tree, key string, v *tree) (err error
 		}
 	case "required":
 		if !allStrings(v) {
-			return decline("required with a non-string")
+			return decline("required", "with a non-string")
 		}
 		o := objRules(n)
 		for _, name := range v.vals {
@@ -189,7 +217,7 @@ func (c *fastCompiler) keyword(n *node, t *tree, key string, v *tree) (err error
 			o := objRules(n)
 			for i, name := range v.keys {
 				if v.vals[i].kind != kindArray || !allStrings(v.vals[i]) {
-					return decline("dependentRequired with a non-string")
+					return decline("dependentRequired", "with a non-string")
 				}
 				dep := dependentRequired{slot: o.slot(name).slot}
 				for _, r := range v.vals[i].vals {
@@ -211,12 +239,12 @@ func (c *fastCompiler) keyword(n *node, t *tree, key string, v *tree) (err error
 		}
 	case "dependencies":
 		if !is2020 {
-			return decline("keyword dependencies")
+			return decline("dependencies", "(draft-07)")
 		}
 
 	case "items":
 		if v.kind == kindArray {
-			return decline("items as an array")
+			return decline("items", "as an array (draft-07)")
 		}
 		arrRules(n).items, err = c.compile(v)
 	case "prefixItems":
@@ -307,14 +335,24 @@ func (c *fastCompiler) keyword(n *node, t *tree, key string, v *tree) (err error
 // document ("#", "#/...") are handled here.
 func (c *fastCompiler) refTarget(ref string) (*node, error) {
 	if !strings.HasPrefix(ref, "#") {
-		return nil, decline("$ref %q is not a local pointer", ref)
+		return nil, &declined{keyword: "$ref", detail: strconv.Quote(ref) + " (a reference that is not a JSON pointer into this document)", ref: ref}
 	}
 	target, err := c.root.resolvePointer(ref)
 	if err == errAnchorRef {
-		return nil, decline("$ref %q names an anchor", ref)
+		return nil, &declined{keyword: "$ref", detail: strconv.Quote(ref) + " (a reference to an anchor)", ref: ref}
 	}
 	if err != nil {
 		return nil, err
+	}
+	if c.checkRefs && target != c.root && !c.checked[target] {
+		if c.checked == nil {
+			c.checked = map[*tree]bool{}
+		}
+		c.checked[target] = true
+		at, _ := url.PathUnescape(ref)
+		if err := metaCheck(target.raw, c.dialect, at); err != nil {
+			return nil, err
+		}
 	}
 	return c.compile(target)
 }

@@ -65,7 +65,9 @@ func TestCompileKeepsBytesLessWhitespace(t *testing.T) {
 	}
 }
 
-func TestCompileDialects(t *testing.T) {
+func TestCompileDialects(t *testing.T) { bothWays(t, testCompileDialects) }
+
+func testCompileDialects(t *testing.T) {
 	for _, tc := range []struct {
 		schema  string
 		wantErr string
@@ -105,7 +107,9 @@ func TestCompileDialects(t *testing.T) {
 	}
 }
 
-func TestCompileRejects(t *testing.T) {
+func TestCompileRejects(t *testing.T) { bothWays(t, testCompileRejects) }
+
+func testCompileRejects(t *testing.T) {
 	deep := strings.Repeat(`{"items":`, 100) + `{}` + strings.Repeat(`}`, 100)
 	for _, tc := range []struct {
 		name, schema string
@@ -162,6 +166,10 @@ func exponentialDefs(n int) string {
 }
 
 func TestCompileErrorsForGracefulDegradation(t *testing.T) {
+	bothWays(t, testCompileErrorsForGracefulDegradation)
+}
+
+func testCompileErrorsForGracefulDegradation(t *testing.T) {
 	_, err := Compile(json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"}}}`), nil)
 	if !errors.Is(err, ErrRemoteRef) {
 		t.Errorf("remote ref: %v does not wrap ErrRemoteRef", err)
@@ -176,7 +184,9 @@ func TestCompileErrorsForGracefulDegradation(t *testing.T) {
 	}
 }
 
-func TestCompileLimitsCanBeLifted(t *testing.T) {
+func TestCompileLimitsCanBeLifted(t *testing.T) { bothWays(t, testCompileLimitsCanBeLifted) }
+
+func testCompileLimitsCanBeLifted(t *testing.T) {
 	deep := strings.Repeat(`{"items":`, 100) + `{}` + strings.Repeat(`}`, 100)
 	if _, err := Compile(json.RawMessage(deep), &CompileOptions{MaxDepth: -1}); err != nil {
 		t.Errorf("MaxDepth -1: %v", err)
@@ -229,6 +239,8 @@ func TestEnginesChosen(t *testing.T) {
 		{`{"$dynamicAnchor":"meta","items":{"$dynamicRef":"#meta"}}`, false},
 		{`{"$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"string"}]}`, false},
 		{`{"$ref":"https://json-schema.org/draft/2020-12/schema"}`, false},
+		// The full engine applies 2019-09's $recursiveRef in 2020-12 too.
+		{`{"type":"object","properties":{"x":{"$recursiveRef":"#"}}}`, false},
 	} {
 		s, err := Compile(json.RawMessage(tc.schema), nil)
 		if err != nil {
@@ -238,13 +250,20 @@ func TestEnginesChosen(t *testing.T) {
 		if (s.fast != nil) != tc.fast || (s.full != nil) == tc.fast {
 			t.Errorf("%s: fast engine = %v, want %v", tc.schema, s.fast != nil, tc.fast)
 		}
+		// Without the full engine, what it would have validated is an error.
+		_, err = compile(json.RawMessage(tc.schema), nil, false, nil)
+		if tc.fast && err != nil || !tc.fast && !errors.Is(err, ErrNeedsFullEngine) {
+			t.Errorf("%s without the full engine: %v", tc.schema, err)
+		}
 	}
 	if s, _ := Compile(json.RawMessage(`{"format":"email"}`), &CompileOptions{AssertFormat: true}); s == nil || s.fast != nil {
 		t.Error("AssertFormat should hand the schema to the full engine")
 	}
 }
 
-func TestMustCompilePanics(t *testing.T) {
+func TestMustCompilePanics(t *testing.T) { bothWays(t, testMustCompilePanics) }
+
+func testMustCompilePanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {
 			t.Error("no panic")

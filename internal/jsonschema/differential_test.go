@@ -28,7 +28,7 @@ func TestEnginesAgreeOnRandomSchemas(t *testing.T) {
 		if s.fast == nil {
 			t.Fatalf("fast engine declined %s", schema)
 		}
-		full, err := compileFull(s.raw, false)
+		full, err := compileFull(t, s.raw, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func TestEnginesAgreeOnRandomSchemas(t *testing.T) {
 			if fast != nil && strings.Contains(fast.Error(), "validation stopped") {
 				continue
 			}
-			ferr := validateFull(full, []byte(instance))
+			ferr := full.Validate([]byte(instance))
 			checked++
 			if (fast == nil) != (ferr == nil) {
 				t.Fatalf("engines disagree\nschema:   %s\ninstance: %s\nfast: %v\nfull: %v", schema, instance, fast, ferr)

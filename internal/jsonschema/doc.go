@@ -64,6 +64,8 @@
 // Any other "$schema" is an error that names the supported ones. Compile
 // checks the document against its meta-schema, so "type": 5 or a bad
 // regular expression is an error at compile time, not a surprise later.
+// A schema that needs the full engine (see "Two engines") is an error
+// wrapping [ErrNeedsFullEngine] unless the program links it.
 //
 // The document's bytes are kept as given, less insignificant whitespace,
 // and [Schema.JSON] returns them: "$schema", "$defs", "additionalProperties"
@@ -74,8 +76,8 @@
 // "#/$defs/address") work; a reference to a URL or a file is an error
 // wrapping [ErrRemoteRef], as SEP-2106 forbids dereferencing network
 // references, and an unknown "$schema" wraps [ErrUnsupportedDialect]. A
-// client can test for these and relay such a schema without validating
-// against it.
+// client can test for these and for [ErrNeedsFullEngine], and relay such a
+// schema without validating against it.
 //
 // # Validating
 //
@@ -98,18 +100,44 @@
 // The fast engine, in this package, validates the instance's bytes in
 // place: it never decodes them into map[string]any, and a valid instance
 // costs no allocation at all. It implements draft-07 and 2020-12 except
-// for a few keywords: $dynamicRef and $dynamicAnchor, $anchor,
-// unevaluatedProperties and unevaluatedItems, $id below the root,
-// references that are not JSON pointers ("#/..."), and draft-07's array
-// form of items and its dependencies. Schemas that use any of these are
-// validated by the full engine, github.com/santhosh-tekuri/jsonschema/v6,
-// which implements everything and which also checks every schema at
-// compile time. Both engines pass the official JSON-Schema-Test-Suite
-// (remote references aside), and tests hold them to the same verdicts on
-// generated and fuzzed schemas. One known difference: in draft-07, where a
-// $ref hides its sibling keywords, the full engine hides only those of
-// draft-04 and still applies const, contains, propertyNames and
-// if/then/else beside a $ref; the fast engine follows the specification.
+// for a few keywords: $dynamicRef and $dynamicAnchor (and 2019-09's
+// $recursiveRef), $anchor, unevaluatedProperties and unevaluatedItems,
+// $id below the root, references that are not JSON pointers ("#/..."),
+// draft-07's array form of items and its dependencies, and format as an
+// assertion ([CompileOptions.AssertFormat]).
+//
+// Those need the full engine, github.com/santhosh-tekuri/jsonschema/v6,
+// which implements everything. It is not linked by default: its package
+// initialization compiles its meta-schemas, about 5 ms and 1.7 MB at every
+// start of every program that links it. A program links it with
+//
+//	import _ "github.com/mcpwire/mcpwire/server/fullschema"
+//
+// which imports internal/jsonschema/full, which installs it through
+// [RegisterFullEngine]. The two ways then differ as follows.
+//
+// Without the full engine, Compile checks the schema against its
+// dialect's meta-schema with the fast engine (meta-schemas written for
+// it, compiled at the first Compile that needs one, and never for a schema
+// inferred by [For], which is valid by construction). A schema that uses
+// any of the keywords above — $anchor, $dynamicAnchor and $id below the
+// root wherever they appear, the others where the schema reaches them —
+// is an error wrapping [ErrNeedsFullEngine] that names the keyword and
+// the import.
+//
+// With the full engine, it compiles every schema and is the judge of
+// what a valid schema is; instances are validated by the fast engine
+// unless it declined the schema.
+//
+// Tests hold the two ways together. Both engines pass the official
+// JSON-Schema-Test-Suite (remote references aside) and reach the same
+// verdicts on generated and fuzzed schemas and instances; the built-in
+// meta-schema check accepts exactly the schemas the full engine accepts,
+// with two exceptions listed in meta_test.go. One known difference: in
+// draft-07, where a $ref hides its sibling keywords, the full engine hides
+// only those of draft-04 and still applies const, contains, propertyNames
+// and if/then/else beside a $ref; the fast engine follows the
+// specification.
 //
 // Inferred schemas always use the fast engine.
 //

@@ -56,7 +56,9 @@ func ForType(t reflect.Type, opts *InferOptions) (*Schema, error) {
 		root = append(root, kv{"$defs", in.defs})
 	}
 	raw := appendJSON(nil, root)
-	s, err := Compile(raw, &CompileOptions{MaxBytes: -1, MaxDepth: -1, MaxComposition: -1})
+	// The schema is valid by construction, unless TypeSchemas put in
+	// parts written by hand.
+	s, err := compile(raw, &CompileOptions{MaxBytes: -1, MaxDepth: -1, MaxComposition: -1}, len(in.opts.TypeSchemas) == 0, registeredFull())
 	if err != nil {
 		return nil, fmt.Errorf("jsonschema: schema inferred for %s: %w", t, err)
 	}

@@ -132,6 +132,7 @@ type stringRules struct {
 	minLen  int
 	maxLen  int // -1 when absent
 	pattern *regexp.Regexp
+	format  *formatRule // nil unless the format is asserted
 }
 
 type numberRules struct {

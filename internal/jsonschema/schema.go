@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-
-	sjs "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Default limits of CompileOptions.
@@ -36,8 +34,9 @@ const MaxInstanceDepth = 128
 const stepsPerByte = 8
 
 // Errors that Compile wraps, for callers that degrade gracefully: a client
-// that cannot compile a server's outputSchema for one of these reasons can
-// skip validating structuredContent rather than fail.
+// that cannot compile a server's outputSchema for one of these reasons (or
+// for [ErrNeedsFullEngine]) can skip validating structuredContent rather
+// than fail.
 var (
 	// ErrRemoteRef is wrapped when a schema refers to another document: a
 	// URL, a file, or a relative reference. Nothing is ever fetched.
@@ -93,11 +92,12 @@ func (o *CompileOptions) get() CompileOptions {
 
 // A Schema is a compiled JSON Schema. It is safe for concurrent use.
 type Schema struct {
-	raw      json.RawMessage
-	fast     *node       // the fast engine's form; nil if it declined
-	full     *sjs.Schema // the full engine's form; nil if fast is set
-	maxSteps int
-	defaults []propertyDefault
+	raw        json.RawMessage
+	fast       *node      // the fast engine's form; nil if it declined
+	full       FullSchema // the full engine's form; nil if fast is set
+	maxSteps   int
+	defaults   []propertyDefault
+	objectRoot bool // the root says "type": "object"
 }
 
 // Compile compiles a JSON Schema document: draft 2020-12, the default, or
@@ -106,9 +106,21 @@ type Schema struct {
 // is an error, since nothing is ever fetched. The document is checked
 // against its meta-schema and against the limits in opts.
 //
+// A schema that uses a keyword only the full engine implements is an
+// error wrapping [ErrNeedsFullEngine] unless the program links that engine
+// (import _ "github.com/mcpwire/mcpwire/server/fullschema").
+//
 // The schema's bytes are kept as given, minus insignificant whitespace, and
 // returned by [Schema.JSON]: every keyword survives, in its order.
 func Compile(raw json.RawMessage, opts *CompileOptions) (*Schema, error) {
+	return compile(raw, opts, false, registeredFull())
+}
+
+// compile is Compile with the full engine given (nil for none). A trusted
+// document, inferred from Go types, is valid by construction: the
+// built-in meta-schema check is skipped for it (the full engine still
+// judges it, as it always has).
+func compile(raw json.RawMessage, opts *CompileOptions, trusted bool, engine FullEngine) (*Schema, error) {
 	o := opts.get()
 	if len(raw) > o.MaxBytes {
 		return nil, fmt.Errorf("jsonschema: schema is %d bytes, more than the limit of %d", len(raw), o.MaxBytes)
@@ -129,22 +141,34 @@ func Compile(raw json.RawMessage, opts *CompileOptions) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jsonschema: %w", err)
 	}
-	if o.ObjectRoot {
-		if t := root.get("type"); t == nil || t.kind != kindString || t.str != "object" {
-			return nil, errors.New(`jsonschema: the schema's root must have "type": "object"`)
-		}
+	t := root.get("type")
+	objectRoot := t != nil && t.kind == kindString && t.str == "object"
+	if o.ObjectRoot && !objectRoot {
+		return nil, errors.New(`jsonschema: the schema's root must have "type": "object"`)
 	}
-	full, err := compileFull(compact, o.AssertFormat)
-	if err != nil {
-		return nil, fmt.Errorf("jsonschema: %w", err)
+	var full FullSchema
+	if engine != nil {
+		// The full engine is the judge of what a valid schema is.
+		if full, err = engine.Compile(compact, o.AssertFormat); err != nil {
+			return nil, fmt.Errorf("jsonschema: %w", err)
+		}
+	} else if !trusted {
+		if err := metaCheck(compact, d, "#"); err != nil {
+			return nil, fmt.Errorf("jsonschema: %w", err)
+		}
+		if dec := declaresIdentifiers(root, root); dec != nil {
+			return nil, fmt.Errorf("jsonschema: %w", needsFull(root, dec))
+		}
 	}
 	if err := checkComposition(root, d, o.MaxComposition); err != nil {
 		return nil, fmt.Errorf("jsonschema: %w", err)
 	}
-	s := &Schema{raw: compact, maxSteps: o.MaxSteps, defaults: rootDefaults(root)}
-	fast, err := compileFast(root, d, o.AssertFormat)
+	s := &Schema{raw: compact, maxSteps: o.MaxSteps, defaults: rootDefaults(root), objectRoot: objectRoot}
+	fast, err := compileFast(root, d, o.AssertFormat, engine == nil && !trusted)
 	var dec *declined
 	switch {
+	case errors.As(err, &dec) && full == nil:
+		return nil, fmt.Errorf("jsonschema: %w", needsFull(root, dec))
 	case errors.As(err, &dec):
 		s.full = full
 	case err != nil:
@@ -195,6 +219,10 @@ func dialectOf(root *tree) (dialect, error) {
 // modify the result.
 func (s *Schema) JSON() json.RawMessage { return s.raw }
 
+// ObjectRoot reports whether the schema's root says "type": "object", as
+// [CompileOptions.ObjectRoot] requires.
+func (s *Schema) ObjectRoot() bool { return s.objectRoot }
+
 // MarshalJSON implements json.Marshaler with [Schema.JSON].
 func (s *Schema) MarshalJSON() ([]byte, error) { return s.raw, nil }
 
@@ -208,7 +236,7 @@ func (s *Schema) Validate(instance json.RawMessage) error {
 		return &ValidationError{Violations: []Violation{{Message: err.Error()}}}
 	}
 	if s.fast == nil {
-		return validateFull(s.full, instance)
+		return s.full.Validate(instance)
 	}
 	budget := s.maxSteps
 	if budget < math.MaxInt-stepsPerByte*len(instance) {

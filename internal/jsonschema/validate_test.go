@@ -119,6 +119,12 @@ func TestValidate(t *testing.T) {
 			if got := errString(err); got != tc.want {
 				t.Errorf("Validate(%s) =\n%s\nwant\n%s", tc.instance, got, tc.want)
 			}
+			// Without the full engine, the schema compiles the same.
+			if b, err := compile(json.RawMessage(tc.schema), nil, false, nil); err != nil || b.fast == nil {
+				t.Errorf("without the full engine: %v", err)
+			} else if got := errString(b.Validate(json.RawMessage(tc.instance))); got != tc.want {
+				t.Errorf("without the full engine: Validate(%s) = %s", tc.instance, got)
+			}
 			if err != nil {
 				var ve *ValidationError
 				if !errors.As(err, &ve) {
@@ -128,11 +134,11 @@ func TestValidate(t *testing.T) {
 			if checkSyntax([]byte(tc.instance), MaxInstanceDepth) != nil {
 				return
 			}
-			full, err := compileFull(s.raw, false)
+			full, err := compileFull(t, s.raw, false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ferr := validateFull(full, []byte(tc.instance)); (ferr == nil) != (tc.want == "") {
+			if ferr := full.Validate([]byte(tc.instance)); (ferr == nil) != (tc.want == "") {
 				t.Errorf("full engine: %v, want valid = %v", ferr, tc.want == "")
 			}
 		})

@@ -1,4 +1,16 @@
-package jsonschema
+// Package full installs the full JSON Schema engine,
+// github.com/santhosh-tekuri/jsonschema/v6, into internal/jsonschema: a
+// complete implementation of draft-07 and 2020-12. It registers itself in
+// its init function; programs link it with
+//
+//	import _ "github.com/mcpwire/mcpwire/server/fullschema"
+//
+// Once installed, it compiles every schema, which makes it the judge of
+// what a valid schema is (it checks schemas against their meta-schema),
+// and validates instances against the schemas the fast engine declines.
+// The library compiles its meta-schemas when the program starts, which
+// costs about 5 ms and 1.7 MB; that is why it is not linked by default.
+package full
 
 import (
 	"bytes"
@@ -6,18 +18,22 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/mcpwire/mcpwire/internal/jsonschema"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
 
-// The full engine is github.com/santhosh-tekuri/jsonschema/v6, a complete
-// implementation of draft-07 and 2020-12. Every schema is compiled by it,
-// which makes it the judge of what a valid schema is (it checks schemas
-// against their meta-schema). Instances are validated by it only when the
-// fast engine declined the schema; see the package documentation.
+func init() { jsonschema.RegisterFullEngine(engine{}) }
+
+// engine implements jsonschema.FullEngine.
+type engine struct{}
+
+// schema implements jsonschema.FullSchema.
+type schema struct{ s *sjs.Schema }
 
 // baseURL names the schema being compiled. Relative references resolve
 // against it, to URLs the loader refuses.
@@ -41,7 +57,8 @@ var knownFormats = []string{
 	"relative-json-pointer", "semver",
 }
 
-func compileFull(raw []byte, assertFormat bool) (*sjs.Schema, error) {
+// Compile implements jsonschema.FullEngine.
+func (engine) Compile(raw []byte, assertFormat bool) (jsonschema.FullSchema, error) {
 	doc, err := sjs.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
@@ -63,7 +80,7 @@ func compileFull(raw []byte, assertFormat bool) (*sjs.Schema, error) {
 	if err != nil {
 		return nil, explainCompileError(err)
 	}
-	return sch, nil
+	return schema{sch}, nil
 }
 
 // explainCompileError rewrites the library's errors where a clearer word
@@ -72,7 +89,7 @@ func explainCompileError(err error) error {
 	var load *sjs.LoadURLError
 	if errors.As(err, &load) {
 		url := strings.TrimPrefix(load.URL, "mcpwire:///")
-		return fmt.Errorf("reference to %q: %w", url, ErrRemoteRef)
+		return fmt.Errorf("reference to %q: %w", url, jsonschema.ErrRemoteRef)
 	}
 	var invalid *sjs.SchemaValidationError
 	if errors.As(err, &invalid) {
@@ -99,77 +116,84 @@ const (
 	fullMaxExponent     = 1000
 )
 
-// validateFull validates a well-formed instance with the full engine.
-func validateFull(sch *sjs.Schema, instance []byte) (err error) {
-	if at := hugeNumber(instance); at >= 0 {
-		end := skipValue(instance, at)
-		return &ValidationError{Violations: []Violation{{
+// Validate implements jsonschema.FullSchema.
+func (sch schema) Validate(instance []byte) (err error) {
+	if at, end := hugeNumber(instance); at >= 0 {
+		return &jsonschema.ValidationError{Violations: []jsonschema.Violation{{
 			Message: "number " + clip(string(instance[at:end])) + " is too large to validate",
 		}}}
 	}
 	v, err := sjs.UnmarshalJSON(bytes.NewReader(instance))
 	if err != nil {
-		return &ValidationError{Violations: []Violation{{Message: "invalid JSON: " + err.Error()}}}
+		return &jsonschema.ValidationError{Violations: []jsonschema.Violation{{Message: "invalid JSON: " + err.Error()}}}
 	}
 	defer func() {
 		// The engine is a dependency: a bug in it must not take down the
 		// server that is validating a peer's input.
 		if r := recover(); r != nil {
-			err = &ValidationError{Violations: []Violation{{Message: fmt.Sprint("schema engine failed: ", r)}}}
+			err = &jsonschema.ValidationError{Violations: []jsonschema.Violation{{Message: fmt.Sprint("schema engine failed: ", r)}}}
 		}
 	}()
-	verr := sch.Validate(v)
+	verr := sch.s.Validate(v)
 	if verr == nil {
 		return nil
 	}
 	var ve *sjs.ValidationError
 	if !errors.As(verr, &ve) {
-		return &ValidationError{Violations: []Violation{{Message: verr.Error()}}}
+		return &jsonschema.ValidationError{Violations: []jsonschema.Violation{{Message: verr.Error()}}}
 	}
 	vs, omitted := convertViolations(ve)
-	return &ValidationError{Violations: vs, Omitted: omitted}
+	return &jsonschema.ValidationError{Violations: vs, Omitted: omitted}
 }
 
-// hugeNumber returns the offset of the first number with more digits or a
-// larger exponent than the full engine is trusted with, or -1.
-func hugeNumber(d []byte) int {
+// hugeNumber returns the span of the first number with more digits or a
+// larger exponent than the full engine is trusted with, or -1, -1. The
+// instance is well-formed.
+func hugeNumber(d []byte) (start, end int) {
 	for i := 0; i < len(d); i++ {
 		switch c := d[i]; {
 		case c == '"':
-			end, _ := skipString(d, i)
-			i = end - 1
-		case c == '-' || (c >= '0' && c <= '9'):
-			end := skipValue(d, i)
-			digits, exp := 0, 0
-			for j := i; j < end; j++ {
-				if d[j] == 'e' || d[j] == 'E' {
-					for k := j + 1; k < end; k++ {
-						if d[k] >= '0' && d[k] <= '9' && exp <= fullMaxExponent {
-							exp = exp*10 + int(d[k]-'0')
-						}
-					}
-					break
+			for i++; i < len(d) && d[i] != '"'; i++ {
+				if d[i] == '\\' {
+					i++
 				}
-				if d[j] >= '0' && d[j] <= '9' {
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			start := i
+			digits, exp, inExp := 0, 0, false
+			for ; i < len(d) && strings.IndexByte("0123456789+-.eE", d[i]) >= 0; i++ {
+				switch c := d[i]; {
+				case c == 'e' || c == 'E':
+					inExp = true
+				case c < '0' || c > '9':
+				case inExp:
+					if exp <= fullMaxExponent {
+						exp = exp*10 + int(c-'0')
+					}
+				default:
 					digits++
 				}
 			}
 			if digits > fullMaxNumberDigits || exp > fullMaxExponent {
-				return i
+				return start, i
 			}
-			i = end - 1
+			i--
 		}
 	}
-	return -1
+	return -1, -1
 }
 
 var printer = message.NewPrinter(language.English)
 
+// maxViolations caps the violations one error reports, as in the fast
+// engine.
+const maxViolations = 20
+
 // convertViolations flattens the library's error tree into violations.
-func convertViolations(root *sjs.ValidationError) ([]Violation, int) {
-	var out []Violation
+func convertViolations(root *sjs.ValidationError) ([]jsonschema.Violation, int) {
+	var out []jsonschema.Violation
 	omitted := 0
-	add := func(v Violation) {
+	add := func(v jsonschema.Violation) {
 		if len(out) >= maxViolations {
 			omitted++
 			return
@@ -200,20 +224,20 @@ func convertViolations(root *sjs.ValidationError) ([]Violation, int) {
 				}
 			}
 			tag := name + "[" + strconv.Itoa(alternative(e.Causes[best], name, best)) + "]"
-			add(Violation{Pointer: ptr, Message: prefix + "matches none of the " + strconv.Itoa(len(e.Causes)) + " alternatives of " + name + "; closest is " + tag})
+			add(jsonschema.Violation{Pointer: ptr, Message: prefix + "matches none of the " + strconv.Itoa(len(e.Causes)) + " alternatives of " + name + "; closest is " + tag})
 			walk(e.Causes[best], prefix+"("+tag+") ")
 			return
 		case *kind.Type:
-			add(Violation{Pointer: ptr, Message: prefix + "expected " + strings.Join(k.Want, " or ") + ", got " + k.Got, typeMismatch: true})
+			add(jsonschema.Violation{Pointer: ptr, Message: prefix + "expected " + strings.Join(k.Want, " or ") + ", got " + k.Got})
 			return
 		case *kind.Required:
 			for _, name := range k.Missing {
-				add(Violation{Pointer: ptr, Message: prefix + fmt.Sprintf("missing required property %q", name)})
+				add(jsonschema.Violation{Pointer: ptr, Message: prefix + fmt.Sprintf("missing required property %q", name)})
 			}
 			return
 		case *kind.AdditionalProperties:
 			for _, name := range k.Properties {
-				add(Violation{Pointer: ptr, Message: prefix + fmt.Sprintf("unexpected property %q", name)})
+				add(jsonschema.Violation{Pointer: ptr, Message: prefix + fmt.Sprintf("unexpected property %q", name)})
 			}
 			return
 		case *kind.FalseSchema:
@@ -222,11 +246,11 @@ func convertViolations(root *sjs.ValidationError) ([]Violation, int) {
 			loc := e.InstanceLocation
 			switch {
 			case len(loc) > 0 && (strings.HasSuffix(e.SchemaURL, "/additionalProperties") || strings.HasSuffix(e.SchemaURL, "/unevaluatedProperties")):
-				add(Violation{Pointer: jsonPointer(loc[:len(loc)-1]), Message: prefix + fmt.Sprintf("unexpected property %q", loc[len(loc)-1])})
+				add(jsonschema.Violation{Pointer: jsonPointer(loc[:len(loc)-1]), Message: prefix + fmt.Sprintf("unexpected property %q", loc[len(loc)-1])})
 			case len(loc) > 0 && (strings.HasSuffix(e.SchemaURL, "/items") || strings.HasSuffix(e.SchemaURL, "/unevaluatedItems") || strings.HasSuffix(e.SchemaURL, "/additionalItems")):
-				add(Violation{Pointer: ptr, Message: prefix + "unexpected item"})
+				add(jsonschema.Violation{Pointer: ptr, Message: prefix + "unexpected item"})
 			default:
-				add(Violation{Pointer: ptr, Message: prefix + "no value is allowed here"})
+				add(jsonschema.Violation{Pointer: ptr, Message: prefix + "no value is allowed here"})
 			}
 			return
 		}
@@ -236,7 +260,7 @@ func convertViolations(root *sjs.ValidationError) ([]Violation, int) {
 			}
 			return
 		}
-		add(Violation{Pointer: ptr, Message: prefix + e.ErrorKind.LocalizedString(printer)})
+		add(jsonschema.Violation{Pointer: ptr, Message: prefix + e.ErrorKind.LocalizedString(printer)})
 	}
 	walk(root, "")
 	return out, omitted
@@ -267,11 +291,27 @@ func leaves(e *sjs.ValidationError) int {
 	return n
 }
 
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// jsonPointer joins reference tokens into an RFC 6901 JSON pointer.
 func jsonPointer(tokens []string) string {
 	var b strings.Builder
 	for _, tok := range tokens {
 		b.WriteByte('/')
-		b.WriteString(escapePointer(tok))
+		b.WriteString(pointerEscaper.Replace(tok))
 	}
 	return b.String()
+}
+
+// clip shortens a raw value for a message, as the fast engine does.
+func clip(s string) string {
+	const limit = 40
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
