@@ -5,7 +5,10 @@
 // official Go SDK: NewInMemoryTransports; mcp-go: its in-process client;
 // the floor: encoding/json on both sides of a function call).
 //
-//	go test -run '^$' -bench . -benchmem ./inprocess
+//	go test -run '^$' -bench RoundTrip -benchmem ./inprocess
+//
+// http_test.go holds the Streamable HTTP benchmarks (BenchmarkHTTP,
+// BenchmarkIdleSession).
 package inprocess
 
 import (
