@@ -62,10 +62,18 @@ func (c Code) String() string {
 // An Error is a JSON-RPC error object. Handlers return one to choose the
 // code of the error response; any other error becomes CodeInternalError
 // (see ErrorCode).
+//
+// An Error made locally, rather than received, may carry the Go error
+// that caused it (see WithCause): a transport that fails a call because
+// the network, the HTTP exchange or a deadline failed answers it with an
+// Error whose cause is that failure, so that errors.Is and errors.As see
+// it. An Error received from the peer has no cause.
 type Error struct {
 	Code    Code            // the error code; never 0 on the wire
 	Message string          // one short sentence
 	Data    json.RawMessage // optional, any JSON value
+
+	cause error // the local Go cause (WithCause); never encoded
 }
 
 // NewError returns an Error with the given code and message. An empty
@@ -94,14 +102,30 @@ func (e *Error) WithData(data any) *Error {
 	return &c
 }
 
-// Error implements the error interface.
+// WithCause returns a copy of e that wraps err, the Go error that caused
+// it, for errors made locally, e.g. by a transport; the cause is not
+// encoded: it never goes on the wire, and the message is not changed.
+// errors.Is and errors.As look into the cause (see Unwrap); a nil err
+// removes it.
+func (e *Error) WithCause(err error) *Error {
+	c := *e
+	c.cause = err
+	return &c
+}
+
+// Unwrap returns the cause given by WithCause, or nil.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Error implements the error interface. The message does not include the
+// cause.
 func (e *Error) Error() string {
 	return fmt.Sprintf("jsonrpc: %s (%d)", e.Message, int64(e.Code))
 }
 
 // Is reports whether target is an *Error with the same code, so that
 // errors.Is(err, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "")) matches
-// any method-not-found error.
+// any method-not-found error. errors.Is then goes on into the cause, if
+// any.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code

@@ -192,7 +192,10 @@ func (c *ClientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // Write POSTs one message to the endpoint and returns once the server has
 // accepted it (202). When the server refuses it with a JSON-RPC error
 // body, that error (a *jsonrpc.Error) is returned, so that a call fails
-// with it.
+// with it; its cause (errors.Unwrap) is the HTTP status error. Other
+// failures are returned as Go errors that wrap their cause: a network
+// failure wraps a *url.Error, a failure of the HTTPClient's RoundTripper
+// wraps the RoundTripper's error.
 func (c *ClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if _, ok := m.(*jsonrpc.Batch); ok {
 		return errors.New("sse: a client sends no batches")
@@ -206,7 +209,7 @@ func (c *ClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		if errors.As(err, &se) {
 			if msg, derr := jsonrpc.Decode(se.Body, nil); derr == nil {
 				if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
-					return r.Error
+					return r.Error.WithCause(se)
 				}
 			}
 		}

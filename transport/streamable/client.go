@@ -109,9 +109,10 @@ type ClientOptions struct {
 // data (priming events) and of other types are skipped. An HTTP error
 // fails the call with a JSON-RPC error response: the body's own error if
 // it is one, otherwise one naming the status and quoting the body (data
-// {"httpStatus": N}); a 404 to a request of a legacy session means the
-// server ended it: the call gets CodeSessionNotFound, the session is
-// forgotten, and the next initialize starts a new one.
+// {"httpStatus": N}), with an *HTTPStatusError as its cause (see
+// "Errors" in the package documentation); a 404 to a request of a legacy
+// session means the server ended it: the call gets CodeSessionNotFound,
+// the session is forgotten, and the next initialize starts a new one.
 //
 // Resumption (legacy era, SEP-1699). When the SSE answer to a call ends
 // before the response (the server closed it after an event with an id,

@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -31,9 +32,9 @@ func (c *ClientConn) fallback(ctx context.Context, call *clientCall, body []byte
 		Queue:        c.t.opts.MaxQueued,
 	})
 	if err != nil {
-		e := *refused
+		e := refused.WithCause(errors.Join(refused.Unwrap(), clientCause(err)))
 		e.Message += "; the HTTP+SSE transport (2024-11-05) is not offered either: " + err.Error()
-		c.fail(call, &e)
+		c.fail(call, e)
 		return
 	}
 	c.mu.Lock()
@@ -78,12 +79,4 @@ func (c *ClientConn) pump(lc *sse.LegacyClient) {
 		}
 		c.deliver(c.ctx, msg, jsonrpc.ID{})
 	}
-}
-
-// clientToRPCError returns err as a JSON-RPC error.
-func clientToRPCError(err error) *jsonrpc.Error {
-	if e, ok := err.(*jsonrpc.Error); ok {
-		return e
-	}
-	return jsonrpc.NewError(jsonrpc.CodeConnectionClosed, err.Error())
 }

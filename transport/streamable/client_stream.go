@@ -91,7 +91,7 @@ func (c *ClientConn) readStream(ctx context.Context, body io.Reader, st *clientS
 func (c *ClientConn) resume(ctx context.Context, call *clientCall, st *clientStream, cause error) {
 	switch {
 	case errors.Is(cause, sse.ErrTooLarge):
-		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "streamable: the stream of %s (id %s) sent an event over the limit: %v", call.method, call.id, cause))
+		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "streamable: the stream of %s (id %s) sent an event over the limit: %v", call.method, call.id, cause).WithCause(cause))
 		return
 	case call.modern:
 		c.fail(call, clientStreamEnded(call, st, cause, "the modern era has no resumption: send the request again"))
@@ -131,7 +131,7 @@ func (c *ClientConn) resume(ctx context.Context, call *clientCall, st *clientStr
 				return
 			}
 			if errors.Is(cause, sse.ErrTooLarge) {
-				c.fail(call, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "streamable: the stream of %s (id %s) sent an event over the limit: %v", call.method, call.id, cause))
+				c.fail(call, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "streamable: the stream of %s (id %s) sent an event over the limit: %v", call.method, call.id, cause).WithCause(cause))
 				return
 			}
 			if st.progress {
@@ -159,7 +159,8 @@ func (c *ClientConn) resume(ctx context.Context, call *clientCall, st *clientStr
 }
 
 // clientStreamEnded reports a response stream that ended without the
-// response.
+// response. Its cause is the last error (cause), and the last event that
+// was not a valid message, if any.
 func clientStreamEnded(call *clientCall, st *clientStream, cause error, why string) *jsonrpc.Error {
 	msg := fmt.Sprintf("streamable: the response stream of %s (id %s) ended without its response, and %s", call.method, call.id, why)
 	if cause != nil {
@@ -168,7 +169,16 @@ func clientStreamEnded(call *clientCall, st *clientStream, cause error, why stri
 	if st.decodeErr != nil {
 		msg += "; an event was not a valid JSON-RPC message: " + st.decodeErr.Error()
 	}
-	return jsonrpc.NewError(jsonrpc.CodeConnectionClosed, msg)
+	e := jsonrpc.NewError(jsonrpc.CodeConnectionClosed, msg)
+	switch {
+	case cause != nil && st.decodeErr != nil:
+		return e.WithCause(errors.Join(clientCause(cause), st.decodeErr))
+	case cause != nil:
+		return e.WithCause(clientCause(cause))
+	case st.decodeErr != nil:
+		return e.WithCause(st.decodeErr)
+	}
+	return e
 }
 
 // delay returns the wait before an attempt to reconnect: the server's
@@ -207,7 +217,7 @@ func (c *ClientConn) sleep(ctx context.Context, stop <-chan struct{}, d time.Dur
 // closes the body of the response.
 func (c *ClientConn) openGet(ctx context.Context, sid, lastID string) (*http.Response, error) {
 	rctx, cancel := context.WithCancelCause(ctx)
-	errTimeout := fmt.Errorf("streamable: no answer to GET %s within %v", c.url, c.t.opts.ConnectTimeout)
+	errTimeout := &clientTimeoutError{fmt.Sprintf("streamable: no answer to GET %s within %v", c.url, c.t.opts.ConnectTimeout)}
 	timer := time.AfterFunc(c.t.opts.ConnectTimeout, func() { cancel(errTimeout) })
 	req, err := http.NewRequestWithContext(rctx, http.MethodGet, c.url, nil)
 	if err != nil {

@@ -128,7 +128,7 @@ func (c *ClientConn) expireSession(sid string) {
 	c.mu.Unlock()
 }
 
-var errClientConnectTimeout = errors.New("streamable: timed out sending the request")
+var errClientConnectTimeout error = &clientTimeoutError{"streamable: timed out sending the request"}
 
 // runCall POSTs a call and follows its answer until the response has been
 // delivered or the call given up. sent receives the outcome of sending the
@@ -235,7 +235,7 @@ func (c *ClientConn) readJSON(ctx context.Context, call *clientCall, body io.Rea
 	}
 	msg, err := c.t.dec.Decode(b)
 	if err != nil {
-		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeParseError, "streamable: the answer to %s is not a valid JSON-RPC message: %v", call.method, err))
+		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeParseError, "streamable: the answer to %s is not a valid JSON-RPC message: %v", call.method, err).WithCause(err))
 		return
 	}
 	if r, ok := msg.(*jsonrpc.Response); ok && !r.ID.IsValid() {
@@ -277,7 +277,9 @@ func (c *ClientConn) statusError(ctx context.Context, call *clientCall, body []b
 // otherwise one that says what happened (data: {"httpStatus": N}). A 404
 // to a request of session sid reports CodeSessionNotFound whatever the
 // body says: the session is gone, and the client must initialize again.
+// The error's cause is an *HTTPStatusError.
 func (c *ClientConn) errorFromStatus(se *sse.StatusError, sid string) *jsonrpc.Error {
+	cause := newHTTPStatusError(se)
 	body := clientRPCErrorBody(se.Body)
 	if se.StatusCode == http.StatusNotFound && sid != "" {
 		msg := "Session not found"
@@ -285,16 +287,16 @@ func (c *ClientConn) errorFromStatus(se *sse.StatusError, sid string) *jsonrpc.E
 			msg = body.Message
 		}
 		return jsonrpc.Errorf(CodeSessionNotFound, "%s: the server no longer knows session %q (HTTP 404); initialize again", msg, sid).
-			WithData(map[string]any{"httpStatus": se.StatusCode})
+			WithData(map[string]any{"httpStatus": se.StatusCode}).WithCause(cause)
 	}
 	if body != nil {
-		return body
+		return body.WithCause(cause)
 	}
 	msg := fmt.Sprintf("streamable: %s %s: HTTP %s", se.Method, se.URL, se.Status)
 	if s := sse.Snippet(se.Body, 200); s != "" {
 		msg += ": " + s
 	}
-	return jsonrpc.NewError(jsonrpc.CodeInternalError, msg).WithData(map[string]any{"httpStatus": se.StatusCode})
+	return jsonrpc.NewError(jsonrpc.CodeInternalError, msg).WithData(map[string]any{"httpStatus": se.StatusCode}).WithCause(cause)
 }
 
 // clientRPCErrorBody returns the error of a JSON-RPC error response body,
@@ -326,11 +328,6 @@ func clientIsModernError(e *jsonrpc.Error) bool {
 		return true
 	}
 	return false
-}
-
-// clientTransportError reports a call whose HTTP exchange broke.
-func clientTransportError(call *clientCall, err error) *jsonrpc.Error {
-	return jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "streamable: %s (id %s): %v", call.method, call.id, err)
 }
 
 // writeNotification POSTs a notification. A cancellation of a modern call
@@ -432,16 +429,4 @@ func (c *ClientConn) postSync(ctx context.Context, body []byte, hdr http.Header,
 		c.expireSession(sid)
 	}
 	return c.errorFromStatus(se, sid)
-}
-
-// clientLegacyPostError returns the error to report for a failed POST of the
-// HTTP+SSE transport: the body's JSON-RPC error when it has one.
-func clientLegacyPostError(err error) error {
-	var se *sse.StatusError
-	if errors.As(err, &se) {
-		if e := clientRPCErrorBody(se.Body); e != nil {
-			return e
-		}
-	}
-	return err
 }

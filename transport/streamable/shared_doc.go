@@ -85,4 +85,48 @@
 //
 // Legacy clients of revision 2024-11-05 use the HTTP+SSE transport of
 // package transport/sse, which can be mounted beside this handler.
+//
+// # Errors
+//
+// A call made through the client Transport (a method of client.Session,
+// jsonrpc.Conn.Call) that fails after its request went out fails with a
+// *jsonrpc.Error. Tell why with errors.Is and errors.As, never by the
+// message:
+//
+//   - The server answered with an HTTP error status (or a proxy in front
+//     of it did): the error's cause is an *HTTPStatusError, with the
+//     status, the header (a 401's WWW-Authenticate) and the start of the
+//     body. The *jsonrpc.Error is the body's own error when the body is a
+//     JSON-RPC error response, otherwise CodeInternalError with data
+//     {"httpStatus": N}.
+//   - The exchange failed on the client's side: the error (usually
+//     CodeConnectionClosed) has the Go error as its cause: the *url.Error
+//     of http.Client.Do, which wraps what failed (the network, TLS, the
+//     RoundTripper of ClientOptions.HTTPClient, package auth's for
+//     instance), or a timeout of the transport's own (ConnectTimeout), a
+//     net.Error that matches context.DeadlineExceeded.
+//   - Otherwise the server answered the call with a JSON-RPC error, or
+//     broke the protocol (an answer without the response, or over the
+//     limit): errors.Unwrap returns nil, or the *jsonrpc.DecodeError of
+//     an answer that was not JSON-RPC; compare the Code.
+//
+// The cause belongs to this process: it never goes on the wire. A call
+// that fails before its request is out gets the Go error itself (from
+// Write), wrapping the same causes, and one whose context ends gets
+// ctx.Err(). For example:
+//
+//	var hs *streamable.HTTPStatusError
+//	var ue *url.Error
+//	switch {
+//	case errors.As(err, &hs):
+//		// refused at the HTTP level: hs.StatusCode (401: log in)
+//	case errors.Is(err, context.DeadlineExceeded):
+//		// timed out
+//	case errors.Is(err, auth.ErrNoAuthorizer):
+//		// the RoundTripper's own error (package auth's, here)
+//	case errors.As(err, &ue):
+//		// the HTTP exchange failed: the network, TLS
+//	default:
+//		// the server's answer: jsonrpc.ErrorCode(err)
+//	}
 package streamable

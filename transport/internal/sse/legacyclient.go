@@ -266,6 +266,8 @@ type StatusError struct {
 	Status     string
 	// ContentType is the answer's Content-Type.
 	ContentType string
+	// Header is the answer's header.
+	Header http.Header
 	// Body is the start of the answer's body (at most 64 KiB).
 	Body []byte
 }
@@ -274,7 +276,7 @@ type StatusError struct {
 // caller closes the body.
 func NewStatusError(resp *http.Response) *StatusError {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, legacySnippet))
-	e := &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ContentType: resp.Header.Get("Content-Type"), Body: b}
+	e := &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ContentType: resp.Header.Get("Content-Type"), Header: resp.Header, Body: b}
 	if resp.Request != nil {
 		e.Method = resp.Request.Method
 		if resp.Request.URL != nil {
