@@ -216,14 +216,28 @@ func TestServerStatus(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	e := svStart(t, &sse.HandlerOptions{MaxBodyBytes: 200, MaxSessions: 2, MaxInFlight: 1}, release)
-	get, _, url := e.open()
+	get, events, url := e.open()
 	defer get.Body.Close()
 	jsonCT := http.Header{"Content-Type": {"application/json"}}
 	if st := e.send(url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`); st != 202 {
 		t.Fatalf("initialize: %d", st)
 	}
+	if m := next(t, events); m["id"] != 1.0 {
+		t.Fatalf("got %v, want the answer to initialize", m)
+	}
 	e.send(url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	e.send(url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`)
+	// The blocking call must be the one request the cap lets run: until
+	// initialize's goroutine has ended (just after its answer), it is
+	// refused with 429.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		st := e.send(url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`)
+		if st == 202 {
+			break
+		}
+		if st != 429 || time.Now().After(deadline) {
+			t.Fatalf("the blocking call: %d", st)
+		}
+	}
 	for _, tc := range []struct {
 		name, method, url string
 		hdr               http.Header
