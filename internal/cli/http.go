@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -100,7 +99,6 @@ type httpWatch struct {
 	mu        sync.Mutex
 	needLogin bool           // authorization needed the user, who is not there
 	authErr   error          // the last error of the authorization layer, if any
-	netErr    error          // the last error of the network, if any
 	status    int            // the status of the last 401 or 403, if any
 	challenge auth.Challenge // its Bearer challenge
 	bearer    bool           // it had one
@@ -119,10 +117,7 @@ func (c *challengeWatch) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := c.next.RoundTrip(req)
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
-	switch {
-	case err != nil && !isContextError(err):
-		c.w.netErr = err
-	case err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
+	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 		c.w.status = resp.StatusCode
 		c.w.challenge, c.w.bearer = auth.BearerChallenge(resp.Header)
 	}
@@ -170,7 +165,7 @@ func (w *httpWatch) diagnose(err error) error {
 		return nil
 	}
 	w.mu.Lock()
-	needLogin, authErr, netErr, status, ch, bearer := w.needLogin, w.authErr, w.netErr, w.status, w.challenge, w.bearer
+	needLogin, authErr, status, ch, bearer := w.needLogin, w.authErr, w.status, w.challenge, w.bearer
 	w.mu.Unlock()
 	switch {
 	case needLogin && status == http.StatusUnauthorized && !bearer:
@@ -186,21 +181,15 @@ func (w *httpWatch) diagnose(err error) error {
 	case authErr != nil:
 		return &exitError{code: exitConnect, err: fmt.Errorf("authorization with %s failed: %s", w.url, strings.TrimPrefix(oneLine(authErr.Error()), "auth: "))}
 	}
+	// The transports keep the Go cause of a failed request: the
+	// network's error, or the HTTP status refused it with.
 	if d := describeNetError(err, w.url); d != nil {
 		return d
 	}
 	var je *jsonrpc.Error
-	if !errors.As(err, &je) {
-		return nil
-	}
-	if st := httpStatus(je); st != 0 {
-		return w.describeStatus(st, je, ch)
-	}
-	// The transport reports a request that failed once sent as a
-	// JSON-RPC error that quotes the cause: the network's error, whose
-	// type says more.
-	if je.Code == streamable.CodeTransportError && netErr != nil && strings.Contains(je.Message, netErr.Error()) {
-		return describeNetError(netErr, w.url)
+	var se *streamable.HTTPStatusError
+	if errors.As(err, &je) && errors.As(err, &se) {
+		return w.describeStatus(se.StatusCode, je, ch)
 	}
 	return nil
 }
@@ -223,18 +212,6 @@ func (w *httpWatch) describeStatus(status int, je *jsonrpc.Error, ch auth.Challe
 		return &exitError{code: exitConnect, err: fmt.Errorf("the server refused the Authorization header given with --header (%s)", why)}
 	}
 	return &exitError{code: exitConnect, err: fmt.Errorf("the server refused the authorization (%s): run mcpwire login --url %s", why, w.url)}
-}
-
-// httpStatus returns the HTTP status the streamable client put in the
-// data of a JSON-RPC error for an HTTP error answer, or 0.
-func httpStatus(je *jsonrpc.Error) int {
-	var d struct {
-		HTTPStatus int `json:"httpStatus"`
-	}
-	if je.Data == nil || json.Unmarshal(je.Data, &d) != nil {
-		return 0
-	}
-	return d.HTTPStatus
 }
 
 // describeNetError explains an error of the network or of TLS in reaching
