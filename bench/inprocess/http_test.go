@@ -36,11 +36,8 @@ import (
 	"testing"
 	"time"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
 	"github.com/mcpwire/mcpwire/bench/internal/floor"
-	"github.com/mcpwire/mcpwire/mcp"
-	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/transport/streamable"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -64,11 +61,7 @@ type httpImpl struct {
 var httpImpls = []httpImpl{
 	{"floor", func() (http.Handler, func()) { return floor.NewHTTPHandler(), func() {} }},
 	{"mcpwire", func() (http.Handler, func()) {
-		s := server.New(mcp.Implementation{Name: "bench", Version: "1"}, nil)
-		server.AddTool(s, &mcp.Tool{Name: "echo"}, func(ctx context.Context, r *server.Request, in EchoArgs) (*mcp.CallToolResult, error) {
-			return server.TextResult(in.Text), nil
-		})
-		h := streamable.NewHandler(s, nil)
+		h := streamable.NewHandler(newMcpwireServer(), nil)
 		return h, func() {
 			ctx, cancel := context.WithTimeout(context.Background(), httpReqTimeout)
 			defer cancel()
@@ -78,24 +71,12 @@ var httpImpls = []httpImpl{
 	{"gosdk", func() (http.Handler, func()) {
 		// As bench/servers/gosdk: JSON answers, stateful (legacy) sessions.
 		// The handler has no Close: the benchmarks DELETE their sessions.
-		s := gosdk.NewServer(&gosdk.Implementation{Name: "bench", Version: "1"}, nil)
-		gosdk.AddTool(s, &gosdk.Tool{Name: "echo"}, func(ctx context.Context, req *gosdk.CallToolRequest, in EchoArgs) (*gosdk.CallToolResult, any, error) {
-			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: in.Text}}}, nil, nil
-		})
+		s := newGoSDKServer()
 		return gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return s },
 			&gosdk.StreamableHTTPOptions{JSONResponse: true}), func() {}
 	}},
 	{"mcpgo", func() (http.Handler, func()) {
-		s := mcpgoserver.NewMCPServer("bench", "1", mcpgoserver.WithToolCapabilities(false))
-		s.AddTool(mcpgo.NewTool("echo", mcpgo.WithString("text", mcpgo.Required())),
-			func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-				t, err := req.RequireString("text")
-				if err != nil {
-					return mcpgo.NewToolResultError(err.Error()), nil
-				}
-				return mcpgo.NewToolResultText(t), nil
-			})
-		h := mcpgoserver.NewStreamableHTTPServer(s)
+		h := mcpgoserver.NewStreamableHTTPServer(newMcpGoServer())
 		return h, func() {
 			ctx, cancel := context.WithTimeout(context.Background(), httpReqTimeout)
 			defer cancel()

@@ -35,6 +35,38 @@ type EchoArgs struct {
 	Text string `json:"text"`
 }
 
+// The echo server of each library, as in bench/servers, shared by the
+// in-process and the HTTP benchmarks.
+
+func newMcpwireServer() *server.Server {
+	s := server.New(mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	server.AddTool(s, &mcp.Tool{Name: "echo"}, func(ctx context.Context, r *server.Request, in EchoArgs) (*mcp.CallToolResult, error) {
+		return server.TextResult(in.Text), nil
+	})
+	return s
+}
+
+func newGoSDKServer() *gosdk.Server {
+	s := gosdk.NewServer(&gosdk.Implementation{Name: "bench", Version: "1"}, nil)
+	gosdk.AddTool(s, &gosdk.Tool{Name: "echo"}, func(ctx context.Context, req *gosdk.CallToolRequest, in EchoArgs) (*gosdk.CallToolResult, any, error) {
+		return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: in.Text}}}, nil, nil
+	})
+	return s
+}
+
+func newMcpGoServer() *mcpgoserver.MCPServer {
+	s := mcpgoserver.NewMCPServer("bench", "1", mcpgoserver.WithToolCapabilities(false))
+	s.AddTool(mcpgo.NewTool("echo", mcpgo.WithString("text", mcpgo.Required())),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			t, err := req.RequireString("text")
+			if err != nil {
+				return mcpgo.NewToolResultError(err.Error()), nil
+			}
+			return mcpgo.NewToolResultText(t), nil
+		})
+	return s
+}
+
 func BenchmarkRoundTrip(b *testing.B) {
 	b.Run("floor", benchFloor)
 	b.Run("mcpwire", func(b *testing.B) { benchMcpwire(b, mcp.LatestLegacy) })
@@ -82,10 +114,7 @@ func benchFloor(b *testing.B) {
 }
 
 func benchMcpwire(b *testing.B, v mcp.Version) {
-	s := server.New(mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	server.AddTool(s, &mcp.Tool{Name: "echo"}, func(ctx context.Context, r *server.Request, in EchoArgs) (*mcp.CallToolResult, error) {
-		return server.TextResult(in.Text), nil
-	})
+	s := newMcpwireServer()
 	ct, st := memory.NewPair(nil)
 	ctx := context.Background()
 	ss, err := s.Connect(ctx, st)
@@ -110,10 +139,7 @@ func benchMcpwire(b *testing.B, v mcp.Version) {
 }
 
 func benchGoSDK(b *testing.B) {
-	s := gosdk.NewServer(&gosdk.Implementation{Name: "bench", Version: "1"}, nil)
-	gosdk.AddTool(s, &gosdk.Tool{Name: "echo"}, func(ctx context.Context, req *gosdk.CallToolRequest, in EchoArgs) (*gosdk.CallToolResult, any, error) {
-		return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: in.Text}}}, nil, nil
-	})
+	s := newGoSDKServer()
 	ct, st := gosdk.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := s.Connect(ctx, st, nil)
@@ -137,16 +163,7 @@ func benchGoSDK(b *testing.B) {
 }
 
 func benchMcpGo(b *testing.B) {
-	s := mcpgoserver.NewMCPServer("bench", "1", mcpgoserver.WithToolCapabilities(false))
-	s.AddTool(mcpgo.NewTool("echo", mcpgo.WithString("text", mcpgo.Required())),
-		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			t, err := req.RequireString("text")
-			if err != nil {
-				return mcpgo.NewToolResultError(err.Error()), nil
-			}
-			return mcpgo.NewToolResultText(t), nil
-		})
-	c, err := mcpgoclient.NewInProcessClient(s)
+	c, err := mcpgoclient.NewInProcessClient(newMcpGoServer())
 	if err != nil {
 		b.Fatal(err)
 	}
