@@ -33,9 +33,14 @@ func TestAddToolRefusesSchemasThatNeedTheFullEngine(t *testing.T) {
 	if !errors.Is(err, jsonschema.ErrNeedsFullEngine) {
 		t.Errorf("%v does not wrap ErrNeedsFullEngine", err)
 	}
-	err = s.AddTool(&mcp.Tool{Name: "anchored", InputSchema: json.RawMessage(`{"type":"object"}`),
-		OutputSchema: json.RawMessage(`{"$defs":{"a":{"$anchor":"a"}},"$ref":"#a"}`)}, noop)
-	if !errors.Is(err, jsonschema.ErrNeedsFullEngine) || !strings.Contains(err.Error(), `output schema: jsonschema: "$anchor" needs the full JSON Schema engine`) {
+	err = s.AddTool(&mcp.Tool{Name: "dynamic", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"$dynamicAnchor":"a","items":{"$dynamicRef":"#a"}}`)}, noop)
+	if !errors.Is(err, jsonschema.ErrNeedsFullEngine) || !strings.Contains(err.Error(), `output schema: jsonschema: "$dynamicAnchor" needs the full JSON Schema engine`) {
+		t.Errorf("output schema with a dynamic anchor: %v", err)
+	}
+	// $anchor is the built-in engine's.
+	if err := s.AddTool(&mcp.Tool{Name: "anchored", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"$defs":{"a":{"$anchor":"a"}},"$ref":"#a"}`)}, noop); err != nil {
 		t.Errorf("output schema with an anchor: %v", err)
 	}
 }

@@ -57,9 +57,8 @@ import (
 
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
-	// The suite's JSON Schema 2020-12 tool declares an $anchor, and the
-	// server should accept any schema the suite may add: link the full
-	// engine.
+	// The server should accept any schema the suite may add: link the
+	// full JSON Schema engine.
 	_ "github.com/mcpwire/mcpwire/server/fullschema"
 	"github.com/mcpwire/mcpwire/transport/sse"
 	"github.com/mcpwire/mcpwire/transport/stdio"

@@ -21,6 +21,7 @@ import (
 type fanout struct {
 	root    *tree
 	dialect dialect
+	anchors *anchorIndex
 	limit   int
 	done    map[*tree]int  // fan-out of finished nodes
 	active  map[*tree]int  // nodes on the current path: index in stack
@@ -34,9 +35,9 @@ type located struct {
 	loc string
 }
 
-func checkComposition(root *tree, d dialect, limit int) error {
+func checkComposition(root *tree, d dialect, anchors *anchorIndex, limit int) error {
 	f := &fanout{
-		root: root, dialect: d, limit: limit,
+		root: root, dialect: d, anchors: anchors, limit: limit,
 		done: map[*tree]int{}, active: map[*tree]int{}, queued: map[*tree]bool{root: true},
 		pending: []located{{root, "#"}},
 	}
@@ -115,7 +116,7 @@ func (f *fanout) edges(t *tree, loc string) []edge {
 		}
 	}
 	if ref := t.get("$ref"); ref != nil && ref.kind == kindString && strings.HasPrefix(ref.str, "#") {
-		if target, err := f.root.resolvePointer(ref.str); err == nil {
+		if target, _, err := f.anchors.resolveRef(f.root, ref.str); err == nil {
 			add(target, ref.str, true)
 		}
 		if f.dialect == draft7 {

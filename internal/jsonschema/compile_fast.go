@@ -44,6 +44,7 @@ func decline(keyword, detail string) error {
 	return &declined{keyword: keyword, detail: detail}
 }
 
+// errAnchorRef says a fragment is a plain name, not a JSON pointer.
 var errAnchorRef = errors.New("plain-name fragment")
 
 // enumSetMin is the enum size from which membership uses a map.
@@ -56,6 +57,7 @@ type fastCompiler struct {
 	assertFormat bool
 	metaFormats  bool // assert the formats of meta-schemas (meta.go)
 	memo         map[*tree]*node
+	anchors      *anchorIndex // nil if the document declares none
 	// checkRefs, set when no full engine is linked in, checks the targets
 	// of references against the meta-schema, as the full engine does:
 	// a $ref may lead to a value outside the places where subschemas
@@ -64,11 +66,12 @@ type fastCompiler struct {
 	checked   map[*tree]bool
 }
 
-// compileFast compiles root for the fast engine. It returns a *declined
-// error when the schema needs the full engine. With checkRefs, the
-// targets of references are checked against the meta-schema.
-func compileFast(root *tree, d dialect, assertFormat, checkRefs bool) (*node, error) {
-	c := &fastCompiler{root: root, dialect: d, assertFormat: assertFormat, memo: map[*tree]*node{}, checkRefs: checkRefs}
+// compileFast compiles root for the fast engine; anchors are its anchors
+// (anchors.go). It returns a *declined error when the schema needs the
+// full engine. With checkRefs, the targets of references are checked
+// against the meta-schema.
+func compileFast(root *tree, d dialect, anchors *anchorIndex, assertFormat, checkRefs bool) (*node, error) {
+	c := &fastCompiler{root: root, dialect: d, anchors: anchors, assertFormat: assertFormat, memo: map[*tree]*node{}, checkRefs: checkRefs}
 	return c.compile(root)
 }
 
@@ -142,12 +145,12 @@ func (c *fastCompiler) keyword(n *node, t *tree, key string, v *tree) (err error
 	is2020 := c.dialect == draft2020
 	switch key {
 	case "$id":
-		if t != c.root {
+		if t != c.root && !(c.dialect == draft7 && fragmentOnly(v.str)) {
 			return decline("$id", "below the root")
 		}
 	case "$ref":
 		n.ref, err = c.refTarget(v.str)
-	case "$anchor", "$dynamicAnchor", "$dynamicRef", "unevaluatedProperties", "unevaluatedItems",
+	case "$dynamicAnchor", "$dynamicRef", "unevaluatedProperties", "unevaluatedItems",
 		"$recursiveRef": // 2019-09's, which the full engine still applies in 2020-12
 		if is2020 {
 			return decline(key, "")
@@ -238,9 +241,14 @@ func (c *fastCompiler) keyword(n *node, t *tree, key string, v *tree) (err error
 			}
 		}
 	case "dependencies":
-		if !is2020 {
-			return decline("dependencies", "(draft-07)")
+		// Draft-07's keyword. 2020-12 split it into dependentRequired and
+		// dependentSchemas and left it undefined, but the full engine still
+		// applies it there: so it is declined in both dialects, and the
+		// two engines never judge an instance differently.
+		if is2020 {
+			return decline("dependencies", "(draft-07's; 2020-12 has dependentRequired and dependentSchemas)")
 		}
+		return decline("dependencies", "(draft-07)")
 
 	case "items":
 		if v.kind == kindArray {
@@ -331,20 +339,23 @@ func (c *fastCompiler) keyword(n *node, t *tree, key string, v *tree) (err error
 	return err
 }
 
-// refTarget compiles the target of a $ref. Only pointers into this
-// document ("#", "#/...") are handled here.
+// refTarget compiles the target of a $ref. Only references into this
+// document by fragment ("#", "#/...", "#name") are handled here.
 func (c *fastCompiler) refTarget(ref string) (*node, error) {
 	if !strings.HasPrefix(ref, "#") {
-		return nil, &declined{keyword: "$ref", detail: strconv.Quote(ref) + " (a reference that is not a JSON pointer into this document)", ref: ref}
+		return nil, &declined{keyword: "$ref", detail: strconv.Quote(ref) + " (a reference that is not a fragment of this document)", ref: ref}
 	}
-	target, err := c.root.resolvePointer(ref)
-	if err == errAnchorRef {
-		return nil, &declined{keyword: "$ref", detail: strconv.Quote(ref) + " (a reference to an anchor)", ref: ref}
-	}
+	target, anchored, err := c.anchors.resolveRef(c.root, ref)
 	if err != nil {
 		return nil, err
 	}
-	if c.checkRefs && target != c.root && !c.checked[target] {
+	if err := c.anchors.checkTarget(target, ref); err != nil {
+		return nil, err
+	}
+	// An anchor is in a subschema, which the check of the whole document
+	// has reached (or, in 2020-12's additionalItems, which the full engine
+	// does not check either).
+	if c.checkRefs && !anchored && target != c.root && !c.checked[target] {
 		if c.checked == nil {
 			c.checked = map[*tree]bool{}
 		}

@@ -54,14 +54,30 @@ type schemaGen struct {
 	// draft7 avoids $ref beside other keywords: draft-07 says they are
 	// ignored, and the full engine ignores only draft-04's (a bug in it).
 	draft7 bool
+	// defs is where x and y are: "$defs", or "definitions" (draft-07's).
+	defs string
+	// anchors says x and y declare the anchors "ax" and "ay" ("$anchor",
+	// or "$id": "#ax" in draft-07), which references use half the time.
+	anchors bool
 }
 
 func (g *schemaGen) pick(options ...string) string { return options[g.r.IntN(len(options))] }
 
 func (g *schemaGen) root() string {
 	g.draft7 = g.r.IntN(4) == 0
+	g.anchors = g.r.IntN(3) == 0
+	g.defs = "$defs"
+	if g.draft7 && (g.anchors || g.r.IntN(2) == 0) {
+		// Draft-07 has no $defs: the full engine collects anchors from
+		// "definitions" only.
+		g.defs = "definitions"
+	}
 	body := g.schema(3)
-	defs := `"$defs":{"x":` + g.schema(2) + `,"y":` + g.schema(1) + `}`
+	x, y := g.schema(2), g.schema(1)
+	if g.anchors {
+		x, y = g.anchored("ax", x), g.anchored("ay", y)
+	}
+	defs := `"` + g.defs + `":{"x":` + x + `,"y":` + y + `}`
 	if g.draft7 {
 		defs = `"$schema":"http://json-schema.org/draft-07/schema#",` + defs
 	}
@@ -71,9 +87,33 @@ func (g *schemaGen) root() string {
 	return `{` + defs + `,` + body[1:]
 }
 
+// anchored declares the anchor name in schema s.
+func (g *schemaGen) anchored(name, s string) string {
+	decl := `"$anchor":"` + name + `"`
+	if g.draft7 {
+		decl = `"$id":"#` + name + `"`
+	}
+	if !strings.HasPrefix(s, "{") || s == "{}" || strings.HasPrefix(s, `{"$ref"`) {
+		// A $ref hides "$id" in draft-07.
+		return `{` + decl + `,"allOf":[` + s + `]}`
+	}
+	return `{` + decl + `,` + s[1:]
+}
+
+// ref refers to a definition ("x" or "y") or to the root ("").
+func (g *schemaGen) ref(def string) string {
+	switch {
+	case def == "":
+		return `"#"`
+	case g.anchors && g.r.IntN(2) == 0:
+		return `"#a` + def + `"`
+	}
+	return `"#/` + g.defs + `/` + def + `"`
+}
+
 func (g *schemaGen) schema(depth int) string {
 	if depth == 0 || g.r.IntN(8) == 0 {
-		return g.pick("true", "false", "{}", `{"type":"string"}`, `{"type":"integer"}`, `{"$ref":"#/$defs/y"}`)
+		return g.pick("true", "false", "{}", `{"type":"string"}`, `{"type":"integer"}`, `{"$ref":`+g.ref("y")+`}`)
 	}
 	var kws []string
 	for range 1 + g.r.IntN(3) {
@@ -173,10 +213,11 @@ func (g *schemaGen) keyword(d int) string {
 	case 32:
 		return `"if":` + g.schema(d) + `,"then":` + g.schema(d) + `,"else":` + g.schema(d)
 	default:
+		ref := g.ref(g.pick("x", "y", ""))
 		if g.draft7 {
-			return `"allOf":[{"$ref":` + g.pick(`"#/$defs/x"`, `"#/$defs/y"`, `"#"`) + `}]`
+			return `"allOf":[{"$ref":` + ref + `}]`
 		}
-		return `"$ref":` + g.pick(`"#/$defs/x"`, `"#/$defs/y"`, `"#"`)
+		return `"$ref":` + ref
 	}
 }
 

@@ -73,7 +73,9 @@
 // is what the conformance suite checks when it relays a tool's schema.
 //
 // Nothing is ever fetched. References into the document ("#",
-// "#/$defs/address") work; a reference to a URL or a file is an error
+// "#/$defs/address", and "#address" to a subschema that declares
+// "$anchor": "address", or in draft-07 "$id": "#address") work; a
+// reference to a URL or a file is an error
 // wrapping [ErrRemoteRef], as SEP-2106 forbids dereferencing network
 // references, and an unknown "$schema" wraps [ErrUnsupportedDialect]. A
 // client can test for these and for [ErrNeedsFullEngine], and relay such a
@@ -101,10 +103,15 @@
 // place: it never decodes them into map[string]any, and a valid instance
 // costs no allocation at all. It implements draft-07 and 2020-12 except
 // for a few keywords: $dynamicRef and $dynamicAnchor (and 2019-09's
-// $recursiveRef), $anchor, unevaluatedProperties and unevaluatedItems,
-// $id below the root, references that are not JSON pointers ("#/..."),
-// draft-07's array form of items and its dependencies, and format as an
-// assertion ([CompileOptions.AssertFormat]).
+// $recursiveRef), unevaluatedProperties and unevaluatedItems, $id below
+// the root (but for draft-07's "#name"), references that are not
+// fragments ("#/...", "#name"), draft-07's array form of items,
+// dependencies (draft-07's keyword, which the full engine applies in
+// 2020-12 too), and format as an assertion ([CompileOptions.AssertFormat]).
+// It resolves anchors as the full engine does: collected from every place
+// a subschema may be, referenced or not, a name declared twice being an
+// error (a schema whose JSON-pointer references lead to anchors elsewhere,
+// which the full engine collects as it compiles, needs the full engine).
 //
 // Those need the full engine, github.com/santhosh-tekuri/jsonschema/v6,
 // which implements everything. It is not linked by default: its package
@@ -120,10 +127,10 @@
 // dialect's meta-schema with the fast engine (meta-schemas written for
 // it, compiled at the first Compile that needs one, and never for a schema
 // inferred by [For], which is valid by construction). A schema that uses
-// any of the keywords above — $anchor, $dynamicAnchor and $id below the
-// root wherever they appear, the others where the schema reaches them —
-// is an error wrapping [ErrNeedsFullEngine] that names the keyword and
-// the import.
+// any of the keywords above — $dynamicAnchor and $id below the root
+// wherever they appear, the others where the schema reaches them — is an
+// error wrapping [ErrNeedsFullEngine] that names the keyword and the
+// import.
 //
 // With the full engine, it compiles every schema and is the judge of
 // what a valid schema is; instances are validated by the fast engine

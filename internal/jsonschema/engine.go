@@ -22,7 +22,7 @@ import (
 const fullImport = "github.com/mcpwire/mcpwire/server/fullschema"
 
 // ErrNeedsFullEngine is wrapped by [Compile]'s error when the schema uses
-// something only the full engine implements ($dynamicRef, $anchor,
+// something only the full engine implements ($dynamicRef,
 // unevaluatedProperties, ...; see the package documentation) and no full
 // engine is linked into the program. The error names the keyword; the fix
 // is to import github.com/mcpwire/mcpwire/server/fullschema for its side
@@ -104,7 +104,10 @@ func remoteTarget(root *tree, ref string) string {
 	}
 	if id := root.get("$id"); id != nil && id.kind == kindString {
 		u, err := base.Parse(id.str)
-		if err != nil {
+		if err != nil || u.Host == "" && u.Scheme != "mcpwire" {
+			// An $id without an authority ("urn:x", "a:/b") resolves
+			// references by rules that net/url and the full engine each
+			// read their own way: leave the verdict to the full engine.
 			return ""
 		}
 		base = u

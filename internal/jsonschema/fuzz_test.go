@@ -39,6 +39,9 @@ func FuzzCompileValidate(f *testing.F) {
 	for _, s := range schemaCheckCases {
 		f.Add([]byte(s), []byte(`{}`))
 	}
+	for _, tc := range anchorCases {
+		f.Add([]byte(tc.schema), []byte(`{"a":1,"b":"x"}`))
+	}
 	opts := &CompileOptions{MaxBytes: 8 << 10, MaxDepth: 16, MaxComposition: 64, MaxSteps: 20000}
 	f.Fuzz(func(t *testing.T, schema, instance []byte) {
 		compareVerdicts(t, schema, opts)

@@ -90,35 +90,6 @@ func metaCheck(doc []byte, d dialect, at string) error {
 	return err
 }
 
-// declaresIdentifiers finds an "$anchor", a "$dynamicAnchor" or an "$id"
-// below the root anywhere in a document. The full engine collects them
-// wherever a subschema may be, whether or not a reference leads there,
-// and rejects duplicates; without it, they need it. The search looks at
-// every object, inside "enum" values too: being wrong only asks for the
-// full engine where it was not needed.
-func declaresIdentifiers(root, t *tree) *declined {
-	if t.kind != kindObject && t.kind != kindArray {
-		return nil
-	}
-	for i, key := range t.keys {
-		if t.vals[i].kind != kindString {
-			continue
-		}
-		switch {
-		case key == "$anchor" || key == "$dynamicAnchor":
-			return &declined{keyword: key}
-		case key == "$id" && t != root:
-			return &declined{keyword: key, detail: "below the root"}
-		}
-	}
-	for _, v := range t.vals {
-		if dec := declaresIdentifiers(root, v); dec != nil {
-			return dec
-		}
-	}
-	return nil
-}
-
 // A formatRule asserts a format: check says why a string is not one.
 type formatRule struct {
 	name  string

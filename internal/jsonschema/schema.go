@@ -156,16 +156,28 @@ func compile(raw json.RawMessage, opts *CompileOptions, trusted bool, engine Ful
 		if err := metaCheck(compact, d, "#"); err != nil {
 			return nil, fmt.Errorf("jsonschema: %w", err)
 		}
-		if dec := declaresIdentifiers(root, root); dec != nil {
-			return nil, fmt.Errorf("jsonschema: %w", needsFull(root, dec))
+	}
+	// Identifiers the fast engine does not implement make it decline at
+	// once; otherwise it collects the anchors (anchors.go).
+	var anchors *anchorIndex
+	dec := declaresIdentifiers(root, root, d)
+	switch {
+	case dec != nil && full == nil:
+		return nil, fmt.Errorf("jsonschema: %w", needsFull(root, dec))
+	case dec == nil:
+		if anchors, err = indexAnchors(root, d); err != nil {
+			return nil, fmt.Errorf("jsonschema: %w", err)
 		}
 	}
-	if err := checkComposition(root, d, o.MaxComposition); err != nil {
+	if err := checkComposition(root, d, anchors, o.MaxComposition); err != nil {
 		return nil, fmt.Errorf("jsonschema: %w", err)
 	}
 	s := &Schema{raw: compact, maxSteps: o.MaxSteps, defaults: rootDefaults(root), objectRoot: objectRoot}
-	fast, err := compileFast(root, d, o.AssertFormat, engine == nil && !trusted)
-	var dec *declined
+	if dec != nil {
+		s.full = full
+		return s, nil
+	}
+	fast, err := compileFast(root, d, anchors, o.AssertFormat, engine == nil && !trusted)
 	switch {
 	case errors.As(err, &dec) && full == nil:
 		return nil, fmt.Errorf("jsonschema: %w", needsFull(root, dec))

@@ -11,11 +11,11 @@
 // except for:
 //
 //   - $dynamicRef and $dynamicAnchor, and 2019-09's $recursiveRef;
-//   - $anchor, and references to anchors ("$ref": "#name");
 //   - unevaluatedProperties and unevaluatedItems;
-//   - $id below the root, and references written as URLs rather than as
-//     JSON pointers ("#/$defs/address" works everywhere; neither engine
-//     ever fetches another document);
+//   - $id below the root (but for draft-07's "$id": "#name"), and
+//     references written as URLs rather than as fragments ("#/$defs/address"
+//     and "#name", to an $anchor, work everywhere; neither engine ever
+//     fetches another document);
 //   - draft-07's array form of items (with additionalItems) and its
 //     dependencies;
 //   - format as an assertion rather than an annotation (the
