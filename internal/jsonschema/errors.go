@@ -102,6 +102,11 @@ func describe(raw []byte) string {
 	return "number " + clip(string(raw))
 }
 
+// Clip shortens a raw JSON value quoted in a violation's message to 40
+// bytes (on a character boundary) and an ellipsis; the full engine quotes
+// values the same way.
+func Clip(s string) string { return clip(s) }
+
 // clip shortens a raw value for a message.
 func clip(s string) string {
 	const limit = 40

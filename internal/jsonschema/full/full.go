@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/internal/jsonschema"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
@@ -120,7 +119,7 @@ const (
 func (sch schema) Validate(instance []byte) (err error) {
 	if at, end := hugeNumber(instance); at >= 0 {
 		return &jsonschema.ValidationError{Violations: []jsonschema.Violation{{
-			Message: "number " + clip(string(instance[at:end])) + " is too large to validate",
+			Message: "number " + jsonschema.Clip(string(instance[at:end])) + " is too large to validate",
 		}}}
 	}
 	v, err := sjs.UnmarshalJSON(bytes.NewReader(instance))
@@ -301,17 +300,4 @@ func jsonPointer(tokens []string) string {
 		b.WriteString(pointerEscaper.Replace(tok))
 	}
 	return b.String()
-}
-
-// clip shortens a raw value for a message, as the fast engine does.
-func clip(s string) string {
-	const limit = 40
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
