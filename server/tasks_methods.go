@@ -60,6 +60,20 @@ func (s *Server) tasksFor(r *Request) (*taskEngine, error) {
 	return s.tasks, nil
 }
 
+// taskOf returns the engine and the task id for a tasks/* request that
+// names a task, or the error the request gets (see tasksFor and lookup).
+func (s *Server) taskOf(ctx context.Context, r *Request, id string) (*taskEngine, *TaskRecord, error) {
+	e, err := s.tasksFor(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := e.lookup(ctx, r, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, rec, nil
+}
+
 // lookup returns the task id if r may see it; otherwise -32602, the same
 // whether the task does not exist, expired or belongs to someone else.
 func (e *taskEngine) lookup(ctx context.Context, r *Request, id string) (*TaskRecord, error) {
@@ -79,11 +93,7 @@ func (e *taskEngine) lookup(ctx context.Context, r *Request, id string) (*TaskRe
 // getTask answers tasks/get: the task, with its question, result or error
 // in the modern era.
 func (s *Server) getTask(ctx context.Context, r *Request, p *mcp.GetTaskParams) (any, error) {
-	e, err := s.tasksFor(r)
-	if err != nil {
-		return nil, err
-	}
-	rec, err := e.lookup(ctx, r, p.TaskID)
+	_, rec, err := s.taskOf(ctx, r, p.TaskID)
 	if err != nil {
 		return nil, err
 	}
@@ -100,11 +110,7 @@ func (s *Server) getTask(ctx context.Context, r *Request, p *mcp.GetTaskParams) 
 // end, then returns what the call would have returned, tagged with the
 // related-task _meta entry.
 func (s *Server) taskResult(ctx context.Context, r *Request, p *mcp.GetTaskPayloadParams) (any, error) {
-	e, err := s.tasksFor(r)
-	if err != nil {
-		return nil, err
-	}
-	rec, err := e.lookup(ctx, r, p.TaskID)
+	e, rec, err := s.taskOf(ctx, r, p.TaskID)
 	if err != nil {
 		return nil, err
 	}
@@ -170,11 +176,7 @@ func (s *Server) listTasks(ctx context.Context, r *Request, p *mcp.ListTasksPara
 // terminal one (-32602); the modern era acknowledges, even a terminal
 // task.
 func (s *Server) cancelTask(ctx context.Context, r *Request, p *mcp.CancelTaskParams) (any, error) {
-	e, err := s.tasksFor(r)
-	if err != nil {
-		return nil, err
-	}
-	rec, err := e.lookup(ctx, r, p.TaskID)
+	e, rec, err := s.taskOf(ctx, r, p.TaskID)
 	if err != nil {
 		return nil, err
 	}
@@ -214,11 +216,7 @@ func (s *Server) cancelTask(ctx context.Context, r *Request, p *mcp.CancelTaskPa
 // task's pending questions. Keys that are not pending are ignored; the
 // task stays input_required until every question is answered.
 func (s *Server) updateTask(ctx context.Context, r *Request, p *mcp.UpdateTaskParams) (any, error) {
-	e, err := s.tasksFor(r)
-	if err != nil {
-		return nil, err
-	}
-	rec, err := e.lookup(ctx, r, p.TaskID)
+	e, rec, err := s.taskOf(ctx, r, p.TaskID)
 	if err != nil {
 		return nil, err
 	}
