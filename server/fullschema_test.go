@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpwire/mcpwire/internal/jsonschema"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
 )
@@ -30,12 +29,12 @@ func TestAddToolRefusesSchemasThatNeedTheFullEngine(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("AddTool error =\n%v\nwant\n%s", err, want)
 	}
-	if !errors.Is(err, jsonschema.ErrNeedsFullEngine) {
-		t.Errorf("%v does not wrap ErrNeedsFullEngine", err)
+	if !errors.Is(err, server.ErrNeedsFullSchemaEngine) {
+		t.Errorf("%v does not wrap ErrNeedsFullSchemaEngine", err)
 	}
 	err = s.AddTool(&mcp.Tool{Name: "dynamic", InputSchema: json.RawMessage(`{"type":"object"}`),
 		OutputSchema: json.RawMessage(`{"$dynamicAnchor":"a","items":{"$dynamicRef":"#a"}}`)}, noop)
-	if !errors.Is(err, jsonschema.ErrNeedsFullEngine) || !strings.Contains(err.Error(), `output schema: jsonschema: "$dynamicAnchor" needs the full JSON Schema engine`) {
+	if !errors.Is(err, server.ErrNeedsFullSchemaEngine) || !strings.Contains(err.Error(), `output schema: jsonschema: "$dynamicAnchor" needs the full JSON Schema engine`) {
 		t.Errorf("output schema with a dynamic anchor: %v", err)
 	}
 	// $anchor is the built-in engine's.
@@ -55,7 +54,7 @@ func TestAddToolChecksSchemasWithoutTheFullEngine(t *testing.T) {
 		{`{"type":"object","required":"n"}`, `#/required: expected array, got string "n"`},
 	} {
 		err := s.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(tc.schema)}, noop)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.Is(err, jsonschema.ErrNeedsFullEngine) {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.Is(err, server.ErrNeedsFullSchemaEngine) {
 			t.Errorf("AddTool(%s) error = %v, want %q", tc.schema, err, tc.want)
 		}
 	}

@@ -192,3 +192,15 @@ func validationMessage(err error, root string) string {
 	}
 	return err.Error()
 }
+
+// Errors that AddTool's error wraps when a tool's schema cannot be used.
+var (
+	// ErrNeedsFullSchemaEngine: the schema uses a keyword the built-in
+	// JSON Schema engine lacks ($dynamicRef, unevaluatedProperties, ...);
+	// import _ "github.com/mcpwire/mcpwire/server/fullschema" to link the
+	// full engine. The error's text names the keyword.
+	ErrNeedsFullSchemaEngine = jsonschema.ErrNeedsFullEngine
+	// ErrRemoteSchemaRef: the schema refers to another document; nothing
+	// is ever fetched, so schemas must be self-contained.
+	ErrRemoteSchemaRef = jsonschema.ErrRemoteRef
+)
