@@ -23,8 +23,9 @@
 //
 // Schemas inferred from Go types never use these, and hand-written tool
 // schemas rarely do. Without this package, a schema that does is refused
-// where it is given: Server.AddTool returns an error that names the
-// keyword and this import, such as
+// where it is given: Server.AddTool returns an error wrapping
+// server.ErrNeedsFullSchemaEngine that names the keyword and this import,
+// such as
 //
 //	mcp server: tool "search": input schema: jsonschema: "unevaluatedProperties" needs the full JSON Schema engine: import _ "github.com/mcpwire/mcpwire/server/fullschema"
 //
