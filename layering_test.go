@@ -25,7 +25,7 @@ var layers = map[string][]string{
 	"transport/command":        {"transport", "mcp", "jsonrpc"},
 	"transport/streamable":     {"transport", "transport/internal/sse", "mcp", "jsonrpc"},
 	"transport/sse":            {"transport", "transport/internal/sse", "mcp", "jsonrpc"},
-	"transport/internal/sse":   {},
+	"transport/internal/sse":   {"transport"},
 	"internal/jsonschema":      {},
 	"internal/jsonschema/full": {"internal/jsonschema"},
 	"internal/peer":            {"mcp", "transport", "jsonrpc"},

@@ -192,10 +192,11 @@ func (c *ClientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // Write POSTs one message to the endpoint and returns once the server has
 // accepted it (202). When the server refuses it with a JSON-RPC error
 // body, that error (a *jsonrpc.Error) is returned, so that a call fails
-// with it; its cause (errors.Unwrap) is the HTTP status error. Other
-// failures are returned as Go errors that wrap their cause: a network
-// failure wraps a *url.Error, a failure of the HTTPClient's RoundTripper
-// wraps the RoundTripper's error.
+// with it; its cause (errors.Unwrap) is the *transport.HTTPStatusError.
+// Other failures are returned as Go errors that wrap their cause: another
+// refusal wraps a *transport.HTTPStatusError, a network failure a
+// *url.Error, a failure of the HTTPClient's RoundTripper the
+// RoundTripper's error.
 func (c *ClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if _, ok := m.(*jsonrpc.Batch); ok {
 		return errors.New("sse: a client sends no batches")
@@ -205,7 +206,7 @@ func (c *ClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		return fmt.Errorf("sse: %w", err)
 	}
 	if err := c.lc.Post(ctx, body); err != nil {
-		var se *wire.StatusError
+		var se *transport.HTTPStatusError
 		if errors.As(err, &se) {
 			if msg, derr := jsonrpc.Decode(se.Body, nil); derr == nil {
 				if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {

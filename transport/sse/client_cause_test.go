@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // TestClientRefusalKeepsHTTPCause: a POST refused with a JSON-RPC error
@@ -23,6 +24,10 @@ func TestClientRefusalKeepsHTTPCause(t *testing.T) {
 	cause := errors.Unwrap(err)
 	if cause == nil || !strings.Contains(cause.Error(), "HTTP 400 Bad Request") {
 		t.Errorf("cause %v, want the HTTP 400", cause)
+	}
+	var se *transport.HTTPStatusError
+	if !errors.As(err, &se) || se.StatusCode != 400 || se.Method != "POST" || len(se.Body) == 0 {
+		t.Errorf("errors.As(*transport.HTTPStatusError) = %+v for %v", se, err)
 	}
 	b, _ := jsonrpc.Encode(&jsonrpc.Response{ID: jsonrpc.Int64ID(1), Error: e})
 	if strings.Contains(string(b), "HTTP 400") {

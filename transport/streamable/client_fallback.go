@@ -32,7 +32,7 @@ func (c *ClientConn) fallback(ctx context.Context, call *clientCall, body []byte
 		Queue:        c.t.opts.MaxQueued,
 	})
 	if err != nil {
-		e := refused.WithCause(errors.Join(refused.Unwrap(), clientCause(err)))
+		e := refused.WithCause(errors.Join(refused.Unwrap(), err))
 		e.Message += "; the HTTP+SSE transport (2024-11-05) is not offered either: " + err.Error()
 		c.fail(call, e)
 		return

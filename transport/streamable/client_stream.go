@@ -172,9 +172,9 @@ func clientStreamEnded(call *clientCall, st *clientStream, cause error, why stri
 	e := jsonrpc.NewError(jsonrpc.CodeConnectionClosed, msg)
 	switch {
 	case cause != nil && st.decodeErr != nil:
-		return e.WithCause(errors.Join(clientCause(cause), st.decodeErr))
+		return e.WithCause(errors.Join(cause, st.decodeErr))
 	case cause != nil:
-		return e.WithCause(clientCause(cause))
+		return e.WithCause(cause)
 	case st.decodeErr != nil:
 		return e.WithCause(st.decodeErr)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
 	"github.com/mcpwire/mcpwire/transport/internal/sse"
 )
 
@@ -186,7 +187,7 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 				c.session = sid
 				c.mu.Unlock()
 			} else {
-				c.t.log.Info("streamable: ignored an invalid Mcp-Session-Id", "value", sse.Snippet([]byte(sid), 64))
+				c.t.log.Info("streamable: ignored an invalid Mcp-Session-Id", "value", transport.BodySnippet([]byte(sid), 64))
 			}
 		}
 	}
@@ -278,8 +279,8 @@ func (c *ClientConn) statusError(ctx context.Context, call *clientCall, body []b
 // to a request of session sid reports CodeSessionNotFound whatever the
 // body says: the session is gone, and the client must initialize again.
 // The error's cause is an *HTTPStatusError.
-func (c *ClientConn) errorFromStatus(se *sse.StatusError, sid string) *jsonrpc.Error {
-	cause := newHTTPStatusError(se)
+func (c *ClientConn) errorFromStatus(se *HTTPStatusError, sid string) *jsonrpc.Error {
+	cause := se
 	body := clientRPCErrorBody(se.Body)
 	if se.StatusCode == http.StatusNotFound && sid != "" {
 		msg := "Session not found"
@@ -293,7 +294,7 @@ func (c *ClientConn) errorFromStatus(se *sse.StatusError, sid string) *jsonrpc.E
 		return body.WithCause(cause)
 	}
 	msg := fmt.Sprintf("streamable: %s %s: HTTP %s", se.Method, se.URL, se.Status)
-	if s := sse.Snippet(se.Body, 200); s != "" {
+	if s := transport.BodySnippet(se.Body, 200); s != "" {
 		msg += ": " + s
 	}
 	return jsonrpc.NewError(jsonrpc.CodeInternalError, msg).WithData(map[string]any{"httpStatus": se.StatusCode}).WithCause(cause)

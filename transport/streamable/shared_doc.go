@@ -94,7 +94,8 @@
 // message:
 //
 //   - The server answered with an HTTP error status (or a proxy in front
-//     of it did): the error's cause is an *HTTPStatusError, with the
+//     of it did): the error's cause is an *HTTPStatusError (the type is
+//     transport.HTTPStatusError, which package sse reports too), with the
 //     status, the header (a 401's WWW-Authenticate) and the start of the
 //     body. The *jsonrpc.Error is the body's own error when the body is a
 //     JSON-RPC error response, otherwise CodeInternalError with data

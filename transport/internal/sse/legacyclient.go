@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // LegacyOptions configure DialLegacy. Every field must be set except
@@ -55,9 +57,6 @@ type LegacyClient struct {
 	once     sync.Once
 	wg       sync.WaitGroup
 }
-
-// legacySnippet bounds the part of an error response kept for the error.
-const legacySnippet = 64 << 10
 
 // DialLegacy opens the event stream at rawURL and waits for its endpoint
 // event, within ctx and opts.Timeout; ctx bounds only this setup, not the
@@ -101,7 +100,7 @@ func DialLegacy(ctx context.Context, rawURL string, opts LegacyOptions) (*Legacy
 		if resp.StatusCode == http.StatusOK {
 			return fail(fmt.Errorf("sse: GET %s: the answer is %q, not an event stream", rawURL, resp.Header.Get("Content-Type")))
 		}
-		return fail(se)
+		return fail(fmt.Errorf("sse: %w", se))
 	}
 	r := NewReader(resp.Body, opts.MaxEventSize)
 	var endpoint string
@@ -238,9 +237,9 @@ func (c *LegacyClient) Post(ctx context.Context, body []byte) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return NewStatusError(resp)
+		return fmt.Errorf("sse: %w", NewStatusError(resp))
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, legacySnippet))
+	io.Copy(io.Discard, io.LimitReader(resp.Body, transport.MaxHTTPErrorBody))
 	return nil
 }
 
@@ -257,68 +256,13 @@ func copyLegacyHeader(dst, src http.Header) {
 	}
 }
 
-// A StatusError is an HTTP answer with an unexpected status.
-type StatusError struct {
-	// Method and URL are those of the request.
-	Method, URL string
-	// StatusCode and Status are those of the answer ("404 Not Found").
-	StatusCode int
-	Status     string
-	// ContentType is the answer's Content-Type.
-	ContentType string
-	// Header is the answer's header.
-	Header http.Header
-	// Body is the start of the answer's body (at most 64 KiB).
-	Body []byte
-}
+// A StatusError is an HTTP answer with an unexpected status: the
+// exported transport.HTTPStatusError, so that users can name it.
+type StatusError = transport.HTTPStatusError
 
 // NewStatusError reads the start of resp's body into a StatusError; the
 // caller closes the body.
-func NewStatusError(resp *http.Response) *StatusError {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, legacySnippet))
-	e := &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ContentType: resp.Header.Get("Content-Type"), Header: resp.Header, Body: b}
-	if resp.Request != nil {
-		e.Method = resp.Request.Method
-		if resp.Request.URL != nil {
-			e.URL = resp.Request.URL.Redacted()
-		}
-	}
-	return e
-}
-
-// Error returns, for example, `sse: POST http://host/messages: HTTP 404
-// Not Found: "no such session"`.
-func (e *StatusError) Error() string {
-	s := fmt.Sprintf("sse: %s %s: HTTP %s", e.Method, e.URL, e.Status)
-	if snip := Snippet(e.Body, 200); snip != "" {
-		s += ": " + snip
-	}
-	return s
-}
-
-// Snippet returns the start of an HTTP body for an error message: at most
-// n bytes, line breaks and other control characters replaced by spaces,
-// quoted, with "..." when cut; "" for an empty body.
-func Snippet(b []byte, n int) string {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return ""
-	}
-	cut := len(b) > n
-	if cut {
-		b = b[:n]
-	}
-	s := strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(string(b), "\uFFFD"))
-	if cut {
-		return fmt.Sprintf("%q...", s)
-	}
-	return fmt.Sprintf("%q", s)
-}
+func NewStatusError(resp *http.Response) *StatusError { return transport.NewHTTPStatusError(resp) }
 
 // IsEventStream reports whether a Content-Type value is
 // text/event-stream, with any parameters.

@@ -2,7 +2,6 @@ package sse
 
 import (
 	"net/url"
-	"strings"
 	"testing"
 )
 
@@ -21,25 +20,6 @@ func TestResolveEndpoint(t *testing.T) {
 		got, err := resolveEndpoint(base, tc.data)
 		if (err != nil) != (tc.want == "") || got != tc.want {
 			t.Errorf("resolveEndpoint(%q) = %q, %v; want %q", tc.data, got, err, tc.want)
-		}
-	}
-}
-
-func TestSnippet(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"", 10, ""},
-		{"  \n", 10, ""},
-		{"not found\n", 10, `"not found"`},
-		{"a\nb\tc", 10, `"a b c"`},
-		{strings.Repeat("x", 20), 5, `"xxxxx"...`},
-		{"caf\xc3", 10, `"caf�"`},
-	} {
-		if got := Snippet([]byte(tc.in), tc.n); got != tc.want {
-			t.Errorf("Snippet(%q, %d) = %s, want %s", tc.in, tc.n, got, tc.want)
 		}
 	}
 }
