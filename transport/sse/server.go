@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 	wire "github.com/mcpwire/mcpwire/transport/internal/sse"
+	"github.com/mcpwire/mcpwire/transport/internal/track"
 )
 
 // Defaults of HandlerOptions.
@@ -109,8 +110,7 @@ type Handler struct {
 	sessions map[string]*session
 	closed   bool
 	done     chan struct{} // closed by Close
-	running  int           // goroutines Shutdown waits for
-	idle     chan struct{} // closed when running drops to zero, if awaited
+	running  track.Group   // goroutines Shutdown waits for
 }
 
 // NewHandler returns a handler serving srv (usually a *server.Server).
@@ -182,23 +182,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		close(h.done)
 	}
 	h.mu.Unlock()
-	for {
-		h.mu.Lock()
-		if h.running == 0 {
-			h.mu.Unlock()
-			return nil
-		}
-		if h.idle == nil {
-			h.idle = make(chan struct{})
-		}
-		idle := h.idle
-		h.mu.Unlock()
-		select {
-		case <-idle:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return h.running.Wait(ctx)
 }
 
 func (h *Handler) isClosed() bool {
@@ -211,23 +195,7 @@ func (h *Handler) isClosed() bool {
 }
 
 // goTracked runs f in a goroutine that Shutdown waits for.
-func (h *Handler) goTracked(f func()) {
-	h.mu.Lock()
-	h.running++
-	h.mu.Unlock()
-	go func() {
-		defer func() {
-			h.mu.Lock()
-			h.running--
-			if h.running == 0 && h.idle != nil {
-				close(h.idle)
-				h.idle = nil
-			}
-			h.mu.Unlock()
-		}()
-		f()
-	}()
-}
+func (h *Handler) goTracked(f func()) { h.running.Go(f) }
 
 // A session is one stream and the server session it carries.
 type session struct {
@@ -265,7 +233,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.sessions[s.id] = s
-	h.running++ // the session's closing, below, is waited for
+	h.running.Add() // the session's closing, below, is waited for
 	h.mu.Unlock()
 	s.ss = h.srv.Open(context.Background(), s.id, s)
 	defer s.end()
@@ -334,15 +302,7 @@ func (s *session) end() {
 	s.w, s.rc = nil, nil
 	s.mu.Unlock()
 	go func() {
-		defer func() {
-			h.mu.Lock()
-			h.running--
-			if h.running == 0 && h.idle != nil {
-				close(h.idle)
-				h.idle = nil
-			}
-			h.mu.Unlock()
-		}()
+		defer h.running.Done()
 		s.ss.Close()
 	}()
 }

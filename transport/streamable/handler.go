@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 	"github.com/mcpwire/mcpwire/transport/internal/sse"
+	"github.com/mcpwire/mcpwire/transport/internal/track"
 )
 
 // Defaults of HandlerOptions.
@@ -128,8 +129,7 @@ type Handler struct {
 	closed    bool
 	janitorOn bool
 	done      chan struct{} // closed by Close
-	running   int           // goroutines the handler started and Shutdown waits for
-	idle      chan struct{} // closed when running drops to zero, if someone waits
+	running   track.Group   // goroutines the handler started, which Shutdown waits for
 }
 
 // NewHandler returns a handler serving srv (usually a *server.Server).
@@ -243,7 +243,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	for _, s := range list {
 		s.close("the handler is closing")
 	}
-	return h.waitIdle(ctx)
+	return h.running.Wait(ctx)
 }
 
 func (h *Handler) isClosed() bool {

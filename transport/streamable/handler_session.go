@@ -432,49 +432,13 @@ func (h *Handler) sweep(now time.Time) {
 	}
 }
 
-// goLocked runs f in a goroutine that Shutdown waits for; h.mu is held.
-func (h *Handler) goLocked(f func()) {
-	h.running++
-	go func() {
-		defer h.goDone()
-		f()
-	}()
-}
+// goLocked runs f in a goroutine that Shutdown waits for; h.mu is held,
+// so that the goroutine is counted before Shutdown can see h.closed.
+func (h *Handler) goLocked(f func()) { h.running.Go(f) }
 
 // goTracked is goLocked for callers that do not hold h.mu.
 func (h *Handler) goTracked(f func()) {
 	h.mu.Lock()
 	h.goLocked(f)
 	h.mu.Unlock()
-}
-
-func (h *Handler) goDone() {
-	h.mu.Lock()
-	h.running--
-	if h.running == 0 && h.idle != nil {
-		close(h.idle)
-		h.idle = nil
-	}
-	h.mu.Unlock()
-}
-
-// waitIdle waits until no goroutine of the handler runs, or ctx ends.
-func (h *Handler) waitIdle(ctx context.Context) error {
-	for {
-		h.mu.Lock()
-		if h.running == 0 {
-			h.mu.Unlock()
-			return nil
-		}
-		if h.idle == nil {
-			h.idle = make(chan struct{})
-		}
-		idle := h.idle
-		h.mu.Unlock()
-		select {
-		case <-idle:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 }
