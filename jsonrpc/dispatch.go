@@ -128,8 +128,7 @@ func (c *Conn) receiveCall(req *Request, batch *batchReply, inline bool) {
 	case inline:
 		c.st.running++
 		ic.Context, ic.cancel = context.WithCancel(c.base)
-		c.mu.Unlock()
-		c.runInline(ic)
+		c.runInlineLocked(ic)
 		return
 	default:
 		c.st.running++

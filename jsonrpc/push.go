@@ -57,11 +57,11 @@ func (c *Conn) deliver(msg Message, err error) {
 	c.receive(msg)
 }
 
-// runInline runs a call in the reading goroutine of a PushStream, which
-// goes on reading elsewhere if the call lasts longer than handOffAfter
-// or makes a call of its own. ic's context is set.
-func (c *Conn) runInline(ic *incoming) {
-	c.mu.Lock()
+// runInlineLocked runs a call in the reading goroutine of a PushStream,
+// which goes on reading elsewhere if the call lasts longer than
+// handOffAfter or makes a call of its own. c.mu is held on entry and
+// released; ic's context is set.
+func (c *Conn) runInlineLocked(ic *incoming) {
 	c.inlineGen++
 	gen := c.inlineGen
 	if c.inlineTimer == nil {
