@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/mcp"
@@ -141,43 +142,58 @@ func (t *Transport) fetchPRM(ctx context.Context, server *url.URL, fromHeader st
 		candidates = append(candidates, wellKnown(server, WellKnownProtectedResource, true))
 	}
 	candidates = append(candidates, wellKnown(server, WellKnownProtectedResource, false))
-	var lastErr error
-	seen := map[string]bool{}
+	var urls []string
 	for _, u := range candidates {
-		if seen[u] {
+		if slices.Contains(urls, u) {
 			continue
 		}
-		seen[u] = true
 		if _, err := checkSecureURL(u, t.opts.AllowLoopbackHTTP); err != nil {
 			return nil, err
 		}
+		urls = append(urls, u)
+	}
+	prm, u, err := fetchMetadata[ProtectedResourceMetadata](ctx, t, urls, hdr, "protected resource metadata")
+	if prm == nil || err != nil {
+		return nil, err
+	}
+	if prm.Resource == "" {
+		return nil, fmt.Errorf("%w: protected resource metadata %s has no resource", ErrResourceMismatch, u)
+	}
+	t.log.Debug("auth: protected resource metadata", "url", u, "resource", prm.Resource)
+	return prm, nil
+}
+
+// fetchMetadata GETs urls in order and decodes the first document
+// answered with 200 into a new T, which it returns with its URL. When no
+// URL gives one, it returns the last failure (wrapping ErrNoMetadata), or
+// nothing at all if every URL answered with another status. what names
+// the document in logs and errors.
+func fetchMetadata[T any](ctx context.Context, t *Transport, urls []string, hdr http.Header, what string) (*T, string, error) {
+	var lastErr error
+	for _, u := range urls {
 		resp, err := t.doer.get(ctx, u, hdr)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, "", ctx.Err()
 			}
 			lastErr = err
 			continue
 		}
 		if resp.status != http.StatusOK {
-			t.log.Debug("auth: no protected resource metadata", "url", u, "status", resp.status)
+			t.log.Debug("auth: no "+what, "url", u, "status", resp.status)
 			continue
 		}
-		var prm ProtectedResourceMetadata
-		if err := resp.decodeJSON(&prm); err != nil {
-			lastErr = fmt.Errorf("protected resource metadata %s: %w", u, err)
+		doc := new(T)
+		if err := resp.decodeJSON(doc); err != nil {
+			lastErr = fmt.Errorf("%s %s: %w", what, u, err)
 			continue
 		}
-		if prm.Resource == "" {
-			return nil, fmt.Errorf("%w: protected resource metadata %s has no resource", ErrResourceMismatch, u)
-		}
-		t.log.Debug("auth: protected resource metadata", "url", u, "resource", prm.Resource)
-		return &prm, nil
+		return doc, u, nil
 	}
 	if lastErr != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoMetadata, lastErr)
+		return nil, "", fmt.Errorf("%w: %w", ErrNoMetadata, lastErr)
 	}
-	return nil, nil
+	return nil, "", nil
 }
 
 // asMetadataURLs returns where to look for the metadata of issuer, in
@@ -220,35 +236,15 @@ func (t *Transport) fetchASMetadata(ctx context.Context, issuer string, hdr http
 // defence, metadata for another issuer is never used, nor are further
 // URLs tried.
 func (t *Transport) fetchASMetadataAt(ctx context.Context, expected func(string) bool, urls []string, hdr http.Header) (*AuthServerMetadata, error) {
-	var lastErr error
-	for _, u := range urls {
-		resp, err := t.doer.get(ctx, u, hdr)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			lastErr = err
-			continue
-		}
-		if resp.status != http.StatusOK {
-			t.log.Debug("auth: no authorization server metadata", "url", u, "status", resp.status)
-			continue
-		}
-		var as AuthServerMetadata
-		if err := resp.decodeJSON(&as); err != nil {
-			lastErr = fmt.Errorf("authorization server metadata %s: %w", u, err)
-			continue
-		}
-		if !expected(as.Issuer) {
-			return nil, fmt.Errorf("%w: metadata at %s names issuer %q", ErrIssuerMismatch, u, truncate(as.Issuer, 200))
-		}
-		t.log.Debug("auth: authorization server metadata", "url", u)
-		return &as, nil
+	as, u, err := fetchMetadata[AuthServerMetadata](ctx, t, urls, hdr, "authorization server metadata")
+	if as == nil || err != nil {
+		return nil, err
 	}
-	if lastErr != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoMetadata, lastErr)
+	if !expected(as.Issuer) {
+		return nil, fmt.Errorf("%w: metadata at %s names issuer %q", ErrIssuerMismatch, u, truncate(as.Issuer, 200))
 	}
-	return nil, nil
+	t.log.Debug("auth: authorization server metadata", "url", u)
+	return as, nil
 }
 
 // selectScopes chooses the scopes of an authorization request (MCP scope
