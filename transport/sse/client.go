@@ -43,7 +43,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"sync"
 	"time"
 
@@ -135,12 +134,9 @@ func NewTransport(url string, opts *ClientOptions) *Transport {
 // ctx and ConnectTimeout. The endpoint must be on the origin of the URL.
 // The connection is a *ClientConn.
 func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
-	u, err := url.Parse(t.url)
+	u, err := wire.ParseEndpoint("sse", t.url)
 	if err != nil {
-		return nil, fmt.Errorf("sse: invalid URL %q: %w", t.url, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("sse: invalid URL %q: want http:// or https:// and a host", t.url)
+		return nil, err
 	}
 	lim := t.dec.Limits()
 	max := lim.MessageSize()

@@ -3,11 +3,9 @@ package streamable
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"sync"
 	"time"
 
@@ -197,12 +195,9 @@ func NewTransport(url string, opts *ClientOptions) *Transport {
 // Connect returns a new connection to the endpoint. It checks the URL and
 // sends nothing: the first message written opens the conversation.
 func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
-	u, err := url.Parse(t.url)
+	u, err := sse.ParseEndpoint("streamable", t.url)
 	if err != nil {
-		return nil, fmt.Errorf("streamable: invalid URL %q: %w", t.url, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("streamable: invalid URL %q: want http:// or https:// and a host", t.url)
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -264,6 +264,19 @@ type StatusError = transport.HTTPStatusError
 // caller closes the body.
 func NewStatusError(resp *http.Response) *StatusError { return transport.NewHTTPStatusError(resp) }
 
+// ParseEndpoint parses the URL of an HTTP endpoint: http or https, with
+// a host. Errors start with prefix ("sse", "streamable").
+func ParseEndpoint(prefix, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: invalid URL %q: %w", prefix, raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s: invalid URL %q: want http:// or https:// and a host", prefix, raw)
+	}
+	return u, nil
+}
+
 // IsEventStream reports whether a Content-Type value is
 // text/event-stream, with any parameters.
 func IsEventStream(contentType string) bool {
