@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -84,7 +85,7 @@ func (s *logStore) wait(t *testing.T, prefix string) map[string]string {
 	return nil
 }
 
-func start(t *testing.T, mode string, opts *Options) *Conn {
+func start(t testing.TB, mode string, opts *Options) *Conn {
 	t.Helper()
 	c, err := New(child(mode), opts).Start(context.Background())
 	if err != nil {
@@ -357,3 +358,29 @@ func TestStderrAlsoGoesToCmdStderr(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// BenchmarkCall measures one call to a server process and its answer,
+// through the engine: with the connection pushing its messages (as
+// jsonrpc.NewConn uses it) and, for comparison, read with Read.
+func BenchmarkCall(b *testing.B) {
+	for _, pushed := range []bool{true, false} {
+		b.Run(fmt.Sprintf("pushed=%v", pushed), func(b *testing.B) {
+			c := start(b, "echo", nil)
+			var s jsonrpc.Stream = c
+			if !pushed {
+				s = readOnly{c}
+			}
+			rc := jsonrpc.NewConn(s, nil)
+			defer func() { rc.Close(); <-c.Exited() }()
+			var got []string
+			for b.Loop() {
+				if err := rc.Call(context.Background(), "echo", []string{"hi"}, &got); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// readOnly hides a stream's Push.
+type readOnly struct{ jsonrpc.Stream }

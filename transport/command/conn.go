@@ -17,11 +17,13 @@ import (
 	"github.com/mcpwire/mcpwire/transport"
 )
 
+var _ jsonrpc.PushStream = (*Conn)(nil)
+
 // A Conn is the connection to a running server process. It is a
 // transport.Conn: newline-delimited JSON-RPC over the server's stdin and
 // stdout (see transport.NewLineConn for the framing and its bounds).
 type Conn struct {
-	conn   transport.Conn // the line connection
+	conn   transport.Conn // the line connection (a jsonrpc.PushStream)
 	cmd    *exec.Cmd
 	name   string
 	pid    int
@@ -67,15 +69,34 @@ func (c *Conn) ExitError() error {
 func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.conn.Read(ctx)
 	if err == io.EOF {
-		t := time.NewTimer(ioGrace)
-		defer t.Stop()
-		select {
-		case <-c.exited:
-		case <-t.C:
-		case <-ctx.Done():
-		}
+		c.awaitExit(ctx.Done())
 	}
 	return m, err
+}
+
+// Push delivers the server's messages as the line connection does (see
+// jsonrpc.PushStream, which jsonrpc.NewConn prefers to Read); the end of
+// the output is delivered as Read returns it, once the process is reaped
+// or a second has passed.
+func (c *Conn) Push(deliver func(jsonrpc.Message, error)) (handOff func()) {
+	return c.conn.(jsonrpc.PushStream).Push(func(m jsonrpc.Message, err error) {
+		if err == io.EOF {
+			c.awaitExit(nil)
+		}
+		deliver(m, err)
+	})
+}
+
+// awaitExit waits until the process is reaped, ioGrace has passed or
+// cancel is closed.
+func (c *Conn) awaitExit(cancel <-chan struct{}) {
+	t := time.NewTimer(ioGrace)
+	defer t.Stop()
+	select {
+	case <-c.exited:
+	case <-t.C:
+	case <-cancel:
+	}
 }
 
 // Write sends a message to the server's stdin.
