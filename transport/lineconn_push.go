@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"runtime"
 	"sync"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -79,6 +80,13 @@ func (c *lineConn) pushLoop(r *pushReader) {
 		p.mu.Unlock()
 		if gone {
 			return
+		}
+		if req, ok := msg.(*jsonrpc.Request); (!ok || !req.IsCall()) && c.br.Buffered() == 0 {
+			// A response or a notification has woken another goroutine
+			// (the caller, the dispatcher): as in readLoop, let it run on
+			// this thread before the read blocks it. (A call ran here, in
+			// the engine, and woke nobody.)
+			runtime.Gosched()
 		}
 	}
 }
