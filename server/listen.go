@@ -17,32 +17,43 @@ type listener struct {
 	filter mcp.SubscriptionFilter
 	out    outbound
 	ctx    context.Context
-	meta   json.RawMessage // {"io.modelcontextprotocol/subscriptionId": id}
+	idJSON json.RawMessage // the id, encoded once for every notification
 }
 
 // maxListeners bounds the open listens of one server.
 const maxListeners = 10000
 
-// send delivers one notification to the listener, adding the subscription
-// id to the params' _meta.
-func (l *listener) send(ctx context.Context, method string, params any) error {
+// send delivers one notification to the listener: params split by
+// splitParams, plus the subscription id in its _meta.
+func (l *listener) send(ctx context.Context, method string, params, meta map[string]json.RawMessage) error {
+	m := make(map[string]json.RawMessage, len(meta)+1)
+	maps.Copy(m, meta)
+	m[mcp.MetaKeySubscriptionID] = l.idJSON
+	obj := make(map[string]json.RawMessage, len(params)+1)
+	maps.Copy(obj, params)
+	var err error
+	if obj["_meta"], err = json.Marshal(m); err != nil {
+		return err
+	}
+	return l.out.Notify(ctx, method, obj)
+}
+
+// splitParams encodes a notification's params once for every listener:
+// their members, and the members of their _meta.
+func splitParams(params any) (obj, meta map[string]json.RawMessage, err error) {
 	raw, err := json.Marshal(params)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return err
+		return nil, nil, err
 	}
-	meta := map[string]json.RawMessage{}
 	if m, ok := obj["_meta"]; ok {
 		if err := json.Unmarshal(m, &meta); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
-	meta[mcp.MetaKeySubscriptionID], _ = json.Marshal(l.id)
-	obj["_meta"], _ = json.Marshal(meta)
-	return l.out.Notify(ctx, method, obj)
+	return obj, meta, nil
 }
 
 // listen serves subscriptions/listen: it acknowledges the part of the
@@ -64,7 +75,7 @@ func (s *Server) listen(ctx context.Context, r *Request, p *mcp.SubscriptionsLis
 	}
 	got.TaskIDs = taskIDs
 	idJSON, _ := json.Marshal(r.ID)
-	l := &listener{id: r.ID, filter: got, out: r.out, ctx: ctx}
+	l := &listener{id: r.ID, filter: got, out: r.out, ctx: ctx, idJSON: idJSON}
 	meta := mcp.Meta{mcp.MetaKeySubscriptionID: json.RawMessage(idJSON)}
 	s.mu.Lock()
 	if len(s.listeners) >= maxListeners {

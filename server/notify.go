@@ -35,9 +35,17 @@ func (s *Server) notifyListeners(method string, params any, want func(*mcp.Subsc
 		}
 	}
 	s.mu.RUnlock()
+	if len(targets) == 0 {
+		return
+	}
+	obj, meta, err := splitParams(params)
+	if err != nil {
+		s.log.Error("mcp server: notification params cannot be encoded", "method", method, "error", err)
+		return
+	}
 	for _, l := range targets {
 		ctx, cancel := context.WithTimeout(l.ctx, 5*time.Second)
-		if err := l.send(ctx, method, params); err != nil {
+		if err := l.send(ctx, method, obj, meta); err != nil {
 			s.log.Debug("mcp server: notification not delivered to a listener", "method", method, "error", err)
 		}
 		cancel()
