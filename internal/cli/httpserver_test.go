@@ -50,11 +50,10 @@ type httpServer struct {
 	URL string  // the Streamable HTTP endpoint, …/mcp
 	as  *testAS // the authorization server, with OAuth
 
-	srv   *server.Server
-	h     *streamable.Handler
-	sh    *sse.Handler
-	mcp   *httptest.Server
-	extra []*httptest.Server
+	srv *server.Server
+	h   *streamable.Handler
+	sh  *sse.Handler
+	mcp *httptest.Server
 }
 
 // startHTTPServer serves the test server over HTTP.
@@ -128,7 +127,8 @@ func testHTTPServerMain() {
 		os.Exit(1)
 	}
 	defer s.Close()
-	if err := os.WriteFile(*urlFile+".tmp", []byte(s.URL), 0o644); err == nil {
+	err = os.WriteFile(*urlFile+".tmp", []byte(s.URL), 0o644)
+	if err == nil {
 		err = os.Rename(*urlFile+".tmp", *urlFile)
 	}
 	if err != nil {
