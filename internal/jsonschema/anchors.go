@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"strconv"
 	"strings"
@@ -77,24 +78,21 @@ const (
 	placeElements
 )
 
-var subschemaPlaces = [2]map[string]uint8{
-	draft2020: {
+var subschemaPlaces = func() (p [2]map[string]uint8) {
+	p[draft7] = map[string]uint8{
 		"definitions": placeMembers, "not": placeValue, "allOf": placeElements, "anyOf": placeElements,
 		"oneOf": placeElements, "properties": placeMembers, "additionalProperties": placeValue,
 		"patternProperties": placeMembers, "items": placeValue | placeElements, "additionalItems": placeValue,
 		"dependencies": placeMembers, "propertyNames": placeValue, "contains": placeValue,
 		"if": placeValue, "then": placeValue, "else": placeValue,
+	}
+	p[draft2020] = maps.Clone(p[draft7])
+	maps.Copy(p[draft2020], map[string]uint8{
 		"$defs": placeMembers, "dependentSchemas": placeMembers, "unevaluatedProperties": placeValue,
 		"unevaluatedItems": placeValue, "contentSchema": placeValue, "prefixItems": placeElements,
-	},
-	draft7: {
-		"definitions": placeMembers, "not": placeValue, "allOf": placeElements, "anyOf": placeElements,
-		"oneOf": placeElements, "properties": placeMembers, "additionalProperties": placeValue,
-		"patternProperties": placeMembers, "items": placeValue | placeElements, "additionalItems": placeValue,
-		"dependencies": placeMembers, "propertyNames": placeValue, "contains": placeValue,
-		"if": placeValue, "then": placeValue, "else": placeValue,
-	},
-}
+	})
+	return p
+}()
 
 // eachSubschema calls f with the subschemas of the schema object t, by
 // the full engine's places, and their locations.
