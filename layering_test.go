@@ -25,7 +25,7 @@ var layers = map[string][]string{
 	"transport/command":        {"transport", "mcp", "jsonrpc"},
 	"transport/streamable":     {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
 	"transport/sse":            {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
-	"transport/internal/sse":   {"transport"},
+	"transport/internal/sse":   {"transport", "jsonrpc"},
 	"transport/internal/track": {},
 	"internal/jsonschema":      {},
 	"internal/jsonschema/full": {"internal/jsonschema"},

@@ -393,24 +393,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
 		return
 	}
-	body, err := wire.ReadBody(r, h.opts.MaxBodyBytes)
-	if err != nil {
-		if errors.Is(err, wire.ErrBodyTooLarge) {
-			writeResponse(w, http.StatusRequestEntityTooLarge, &jsonrpc.Response{Error: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
-				"Invalid Request: the body exceeds the limit of %d bytes", h.opts.MaxBodyBytes)})
-			return
-		}
-		writeResponse(w, http.StatusBadRequest, &jsonrpc.Response{Error: jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: reading the body: "+err.Error())})
-		return
-	}
-	msg, err := h.dec.Decode(body)
-	if err != nil {
-		var de *jsonrpc.DecodeError
-		if errors.As(err, &de) {
-			writeResponse(w, http.StatusBadRequest, de.Response())
-			return
-		}
-		writeResponse(w, http.StatusBadRequest, &jsonrpc.Response{Error: jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: "+err.Error())})
+	msg, status, refusal := wire.ReadMessage(r, h.opts.MaxBodyBytes, h.dec)
+	if refusal != nil {
+		writeResponse(w, status, refusal)
 		return
 	}
 	switch m := msg.(type) {

@@ -2,7 +2,6 @@ package streamable
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -24,24 +23,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, CodeTransportError, "Not Acceptable: Accept must allow both application/json and text/event-stream")
 		return
 	}
-	body, err := sse.ReadBody(r, h.opts.MaxBodyBytes)
-	if err != nil {
-		if errors.Is(err, sse.ErrBodyTooLarge) {
-			writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest,
-				fmt.Sprintf("Invalid Request: the body exceeds the limit of %d bytes", h.opts.MaxBodyBytes))
-			return
-		}
-		writeError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: reading the body: "+err.Error())
-		return
-	}
-	msg, err := h.dec.Decode(body)
-	if err != nil {
-		var de *jsonrpc.DecodeError
-		if errors.As(err, &de) {
-			writeResponse(w, http.StatusBadRequest, de.Response())
-			return
-		}
-		writeError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: "+err.Error())
+	msg, status, refusal := sse.ReadMessage(r, h.opts.MaxBodyBytes, h.dec)
+	if refusal != nil {
+		writeResponse(w, status, refusal)
 		return
 	}
 	hv, hasHV := header(r, keyProtocolVersion)

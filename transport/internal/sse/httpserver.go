@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // A Guard checks the Host and Origin of requests, the defence against DNS
@@ -213,4 +215,28 @@ func ReadBody(r *http.Request, limit int64) ([]byte, error) {
 		return nil, ErrBodyTooLarge
 	}
 	return b, nil
+}
+
+// ReadMessage reads the JSON-RPC message of a POST: its body, at most
+// limit bytes, decoded strictly by dec. On failure it returns the HTTP
+// status and the error response to answer with: 413 for a body over the
+// limit, 400 for one that cannot be read or is not a valid message.
+func ReadMessage(r *http.Request, limit int64, dec *jsonrpc.Decoder) (jsonrpc.Message, int, *jsonrpc.Response) {
+	body, err := ReadBody(r, limit)
+	if errors.Is(err, ErrBodyTooLarge) {
+		return nil, http.StatusRequestEntityTooLarge, &jsonrpc.Response{Error: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+			"Invalid Request: the body exceeds the limit of %d bytes", limit)}
+	}
+	if err != nil {
+		return nil, http.StatusBadRequest, &jsonrpc.Response{Error: jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: reading the body: "+err.Error())}
+	}
+	msg, err := dec.Decode(body)
+	if err != nil {
+		var de *jsonrpc.DecodeError
+		if errors.As(err, &de) {
+			return nil, http.StatusBadRequest, de.Response()
+		}
+		return nil, http.StatusBadRequest, &jsonrpc.Response{Error: jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: "+err.Error())}
+	}
+	return msg, 0, nil
 }
