@@ -44,9 +44,8 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, msg jsonrpc
 		writeError(w, http.StatusBadRequest, CodeTransportError, "Bad Request: the Mcp-Session-Id header is required; send initialize first")
 		return
 	}
-	s := h.acquire(sid, r)
+	s := h.acquire(w, sid, r)
 	if s == nil {
-		writeError(w, http.StatusNotFound, CodeSessionNotFound, "Session not found")
 		return
 	}
 	defer s.releaseBusy()
@@ -240,9 +239,8 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s := h.acquire(sid, r)
+	s := h.acquire(w, sid, r)
 	if s == nil {
-		writeError(w, http.StatusNotFound, CodeSessionNotFound, "Session not found")
 		return
 	}
 	defer s.releaseBusy()

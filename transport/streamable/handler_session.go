@@ -87,19 +87,20 @@ func (h *Handler) newSession(owner string) (*session, error) {
 }
 
 // acquire returns the open session id, if r may use it, and counts a
-// request in it; or nil.
-func (h *Handler) acquire(id string, r *http.Request) *session {
+// request in it (releaseBusy ends it); otherwise it answers 404 and
+// returns nil.
+func (h *Handler) acquire(w http.ResponseWriter, id string, r *http.Request) *session {
 	s := h.lookup(id, r)
-	if s == nil {
-		return nil
-	}
-	s.mu.Lock()
-	ok := !s.closed
+	ok := s != nil
 	if ok {
-		s.busy++
+		s.mu.Lock()
+		if ok = !s.closed; ok {
+			s.busy++
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
 	if !ok {
+		writeError(w, http.StatusNotFound, CodeSessionNotFound, "Session not found")
 		return nil
 	}
 	return s
