@@ -424,12 +424,14 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		}
 		ctx := context.WithoutCancel(r.Context())
 		h.goTracked(func() {
-			defer func() {
-				s.mu.Lock()
-				s.inFlight--
-				s.mu.Unlock()
-			}()
-			if resp := s.ss.Serve(ctx, m); resp != nil {
+			resp := s.ss.Serve(ctx, m)
+			// The request is served: it leaves the count before its answer
+			// goes out, so that a client that sends the next request on
+			// reading the answer finds room for it.
+			s.mu.Lock()
+			s.inFlight--
+			s.mu.Unlock()
+			if resp != nil {
 				if err := s.Write(ctx, resp); err != nil {
 					h.log.Debug("sse: response not delivered", "session", s.id, "id", m.ID.String(), "error", err)
 				}
