@@ -24,6 +24,13 @@ type LineOptions struct {
 	// Methods are method names the decoder returns without allocating
 	// when they appear in a message. MCP peers pass mcp.KnownMethods().
 	Methods []string
+	// Observer, if set, sees every line read and written (see Frame),
+	// including lines that are not valid messages. Default: none, at no
+	// cost.
+	Observer Observer
+	// Transport names the transport in the frames the observer sees.
+	// Default TransportLine.
+	Transport string
 }
 
 // lineBufferSize is the size of a line connection's read buffer. Lines
@@ -106,6 +113,13 @@ func NewLineConn(r io.Reader, w io.Writer, closer io.Closer, opts *LineOptions) 
 	if f, ok := w.(interface{ Flush() error }); ok {
 		c.flush = f.Flush
 	}
+	if o.Observer != nil {
+		name := o.Transport
+		if name == "" {
+			name = TransportLine
+		}
+		c.tr = NewFrameTracker(o.Observer, name, "")
+	}
 	return c
 }
 
@@ -122,6 +136,7 @@ type lineConn struct {
 	items      chan lineItem
 	readErr    error         // why the reader stopped
 	readerDone chan struct{} // closed when the reader goroutine has returned
+	tr         *FrameTracker // nil without an observer
 
 	mu      sync.Mutex // guards started, closed and push
 	started bool       // the reader goroutine has been started
@@ -198,6 +213,9 @@ func (c *lineConn) readLoop() {
 			c.readErr = c.stopped(err)
 			return
 		}
+		if c.tr != nil {
+			c.tr.Observe(Received, frame, it.msg, it.err, 0)
+		}
 		select {
 		case c.items <- it:
 		case <-c.done:
@@ -233,7 +251,8 @@ func isDecodeError(err error) bool {
 
 // readLine returns the next line that is not blank, without its line
 // ending, in a new slice: the message decoded from it will refer to it. An
-// oversized line yields a *jsonrpc.DecodeError.
+// oversized line yields a *jsonrpc.DecodeError, with its first max bytes
+// when there is an observer to show them to (valid until the next read).
 func (c *lineConn) readLine() ([]byte, error) {
 	for {
 		if c.discard {
@@ -259,7 +278,7 @@ func (c *lineConn) readLine() ([]byte, error) {
 		}
 		content := trimLineEnding(line)
 		if len(content) > c.max {
-			return nil, c.tooLong()
+			return c.partial(content), c.tooLong()
 		}
 		if isBlankLine(content) {
 			continue
@@ -285,7 +304,7 @@ func (c *lineConn) readLong(first []byte) ([]byte, error) {
 		// Without its "\n", a line may hold max bytes and a '\r'.
 		if len(acc)-1 > c.max {
 			c.discard = true
-			return nil, c.tooLong()
+			return c.partial(acc), c.tooLong()
 		}
 		chunk, err := c.br.ReadSlice('\n')
 		acc = append(acc, chunk...)
@@ -301,7 +320,7 @@ func (c *lineConn) readLong(first []byte) ([]byte, error) {
 	}
 	content := trimLineEnding(acc)
 	if len(content) > c.max {
-		return nil, c.tooLong()
+		return c.partial(content), c.tooLong()
 	}
 	if isBlankLine(content) {
 		return nil, nil
@@ -327,6 +346,15 @@ func (c *lineConn) skipLine() error {
 		c.discard = false
 		return nil
 	}
+}
+
+// partial returns the first max bytes of an oversized line for the
+// observer, or nil when there is none.
+func (c *lineConn) partial(line []byte) []byte {
+	if c.tr == nil {
+		return nil
+	}
+	return line[:min(len(line), c.max)]
 }
 
 func (c *lineConn) tooLong() error {
@@ -374,6 +402,9 @@ func (c *lineConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	b, err := lineEncoder.Append(c.wbuf[:0], m)
 	if err != nil {
 		return err
+	}
+	if c.tr != nil {
+		c.tr.Observe(Sent, b, m, nil, 0) // before the write: a request is seen before its response
 	}
 	b = append(b, '\n')
 	if cap(b) <= lineMaxRetained {

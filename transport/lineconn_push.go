@@ -65,6 +65,9 @@ func (c *lineConn) pushLoop(r *pushReader) {
 			c.endPush(c.readErr)
 			return
 		}
+		if c.tr != nil {
+			c.tr.Observe(Received, frame, msg, err, 0)
+		}
 		p.mu.Lock()
 		if p.ended {
 			p.mu.Unlock()

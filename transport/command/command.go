@@ -83,6 +83,9 @@ type Options struct {
 	// Methods are method names the decoder returns without allocating.
 	// Default: mcp.KnownMethods().
 	Methods []string
+	// Observer, if set, sees every frame read and written, including
+	// lines that are not valid messages (see transport.Frame).
+	Observer transport.Observer
 	// Logger receives the server's stderr, one record per line. Default:
 	// discarded.
 	Logger *slog.Logger
@@ -242,8 +245,10 @@ func (t *Transport) Start(ctx context.Context) (*Conn, error) {
 		exited: make(chan struct{}),
 	}
 	c.conn = transport.NewLineConn(c.stdout, stdin, closerFunc(c.shutdown), &transport.LineOptions{
-		Limits:  t.opts.Limits,
-		Methods: methodsOr(t.opts.Methods),
+		Limits:    t.opts.Limits,
+		Methods:   methodsOr(t.opts.Methods),
+		Observer:  t.opts.Observer,
+		Transport: transport.TransportCommand,
 	})
 	go c.wait()
 	return c, nil

@@ -36,6 +36,11 @@ type Options struct {
 	// Methods are method names the decoder returns without allocating.
 	// Default: mcp.KnownMethods().
 	Methods []string
+	// Observer, if set, sees every frame that crosses the pair, once,
+	// as the client end (the first NewPair returns) sees it: Sent for
+	// the frames it writes, Received for those the server end writes.
+	// Frames are observed when the other end reads them.
+	Observer transport.Observer
 }
 
 // queueLen is the number of messages that may wait, in each direction,
@@ -69,8 +74,9 @@ func NewPair(opts *Options) (client, server *Transport) {
 	dec := jsonrpc.NewDecoder(o.Limits, methods...)
 	p := &pair{done: make(chan struct{})}
 	ab, ba := make(chan []byte, queueLen), make(chan []byte, queueLen)
-	a := &end{pair: p, in: ba, out: ab, dec: dec, closed: make(chan struct{})}
-	b := &end{pair: p, in: ab, out: ba, dec: dec, closed: make(chan struct{})}
+	tr := transport.NewFrameTracker(o.Observer, transport.TransportMemory, "")
+	a := &end{pair: p, in: ba, out: ab, dec: dec, closed: make(chan struct{}), tr: tr, dir: transport.Received}
+	b := &end{pair: p, in: ab, out: ba, dec: dec, closed: make(chan struct{}), tr: tr, dir: transport.Sent}
 	return &Transport{end: a}, &Transport{end: b}
 }
 
@@ -103,6 +109,8 @@ type end struct {
 	dec    *jsonrpc.Decoder
 	closed chan struct{} // closed when this end closes
 	once   sync.Once
+	tr     *transport.FrameTracker // nil without an observer
+	dir    transport.Direction     // of the frames this end reads, as the client end sees them
 
 	mu  sync.Mutex // guards buf
 	buf []byte     // encoding scratch
@@ -121,19 +129,29 @@ func (e *end) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	select {
 	case f := <-e.in:
-		return e.dec.Decode(f)
+		return e.decode(f)
 	case <-e.pair.done:
 		select {
 		case <-e.closed:
 			return nil, jsonrpc.ErrClosed
 		case f := <-e.in:
-			return e.dec.Decode(f)
+			return e.decode(f)
 		default:
 			return nil, io.EOF
 		}
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// decode decodes a frame read from the other end, and shows it to the
+// observer.
+func (e *end) decode(f []byte) (jsonrpc.Message, error) {
+	m, err := e.dec.Decode(f)
+	if e.tr != nil {
+		e.tr.Observe(e.dir, f, m, err, 0)
+	}
+	return m, err
 }
 
 // Write encodes m and hands the frame to the other end. It blocks while

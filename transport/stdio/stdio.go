@@ -57,6 +57,9 @@ type Options struct {
 	// Methods are method names the decoder returns without allocating.
 	// Default: mcp.KnownMethods().
 	Methods []string
+	// Observer, if set, sees every frame read and written, including
+	// lines that are not valid messages (see transport.Frame).
+	Observer transport.Observer
 }
 
 // A Transport is the server side of the stdio transport.
@@ -98,8 +101,10 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 	}
 	t.connected = true
 	return transport.NewLineConn(t.opts.Stdin, t.opts.Stdout, nil, &transport.LineOptions{
-		Limits:  t.opts.Limits,
-		Methods: methodsOr(t.opts.Methods),
+		Limits:    t.opts.Limits,
+		Methods:   methodsOr(t.opts.Methods),
+		Observer:  t.opts.Observer,
+		Transport: transport.TransportStdio,
 	}), nil
 }
 
