@@ -27,6 +27,7 @@ var layers = map[string][]string{
 	"transport/sse":            {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
 	"transport/internal/sse":   {"transport", "jsonrpc"},
 	"transport/internal/track": {},
+	"transport/observetest":    {}, // tests only: every transport's observer, end to end
 	"internal/jsonschema":      {},
 	"internal/jsonschema/full": {"internal/jsonschema"},
 	"internal/peer":            {"mcp", "transport", "jsonrpc"},

@@ -16,6 +16,16 @@
 // Framing, bounds and strictness live here too: NewLineConn turns any byte
 // stream into a Conn of newline-delimited JSON-RPC messages, with a maximum
 // message size and the strict decoder of package jsonrpc.
+//
+// # Seeing the wire
+//
+// Every transport shows each frame it sends and receives to an Observer
+// given in its options: the bytes as they crossed the wire, the direction,
+// the time, the transport and session, the decoded message or why it is not
+// one, and for a response the method of its request and the latency. Frames
+// that cannot be decoded are shown too. LogFrames writes them to a
+// *slog.Logger; FrameTracker does the bookkeeping for code that sees frames
+// by other means. Without an observer a transport does no work for it.
 package transport
 
 import (

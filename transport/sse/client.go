@@ -43,6 +43,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -82,6 +83,10 @@ type ClientOptions struct {
 	MaxQueued int
 	// Logger receives the client's diagnostics. Default: discarded.
 	Logger *slog.Logger
+	// Observer, if set, sees every frame sent and received: POST bodies,
+	// the messages of the stream, and the JSON-RPC error bodies of
+	// refused POSTs (see transport.Frame).
+	Observer transport.Observer
 }
 
 // A Transport connects to an MCP server that speaks the legacy HTTP+SSE
@@ -157,7 +162,15 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 		return nil, err
 	}
 	t.log.Debug("sse: connected", "endpoint", lc.Endpoint())
-	return &ClientConn{t: t, lc: lc}, nil
+	c := &ClientConn{t: t, lc: lc}
+	if t.opts.Observer != nil {
+		var sid string
+		if u, err := url.Parse(lc.Endpoint()); err == nil {
+			sid = u.Query().Get(SessionParam)
+		}
+		c.tr = transport.NewFrameTracker(t.opts.Observer, transport.TransportSSE, sid)
+	}
+	return c, nil
 }
 
 // A ClientConn is a connection of the HTTP+SSE transport: Read returns
@@ -168,6 +181,7 @@ type ClientConn struct {
 	t    *Transport
 	lc   *wire.LegacyClient
 	once sync.Once
+	tr   *transport.FrameTracker // nil without an observer
 }
 
 // Endpoint returns the URL the connection POSTs its messages to.
@@ -182,7 +196,11 @@ func (c *ClientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.t.dec.Decode(frame)
+	m, err := c.t.dec.Decode(frame)
+	if c.tr != nil {
+		c.tr.Observe(transport.Received, frame, m, err, http.StatusOK)
+	}
+	return m, err
 }
 
 // Write POSTs one message to the endpoint and returns once the server has
@@ -201,10 +219,17 @@ func (c *ClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("sse: %w", err)
 	}
+	if c.tr != nil {
+		c.tr.Observe(transport.Sent, body, m, nil, 0)
+	}
 	if err := c.lc.Post(ctx, body); err != nil {
 		var se *transport.HTTPStatusError
 		if errors.As(err, &se) {
-			if msg, derr := jsonrpc.Decode(se.Body, nil); derr == nil {
+			msg, derr := jsonrpc.Decode(se.Body, nil)
+			if c.tr != nil && len(se.Body) > 0 {
+				c.tr.Observe(transport.Received, se.Body, msg, derr, se.StatusCode)
+			}
+			if derr == nil {
 				if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
 					return r.Error.WithCause(se)
 				}

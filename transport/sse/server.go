@@ -79,6 +79,10 @@ type HandlerOptions struct {
 	//
 	// Default: sessions are not bound to anyone.
 	SessionOwner func(*http.Request) string
+	// Observer, if set, sees every frame of every session: POST bodies
+	// (valid or not), the messages of the stream, and the error bodies
+	// answering a session's POST (see transport.Frame).
+	Observer transport.Observer
 }
 
 // A Handler serves an MCP server over the legacy HTTP+SSE transport
@@ -204,7 +208,8 @@ type session struct {
 	owner string // HandlerOptions.SessionOwner of the GET that opened it
 	ss    transport.ServerSession
 
-	broken chan struct{} // closed when a write fails: the stream is gone
+	broken chan struct{}           // closed when a write fails: the stream is gone
+	tr     *transport.FrameTracker // the session's frames; nil without an observer
 
 	mu       sync.Mutex // guards the fields below and serializes writes
 	w        http.ResponseWriter
@@ -222,6 +227,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := &session{h: h, id: rand.Text(), broken: make(chan struct{})}
+	s.tr = transport.NewFrameTracker(h.opts.Observer, transport.TransportSSE, s.id)
 	if h.opts.SessionOwner != nil {
 		s.owner = h.opts.SessionOwner(r)
 	}
@@ -229,7 +235,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 	if len(h.sessions) >= h.opts.MaxSessions {
 		h.mu.Unlock()
 		w.Header().Set("Retry-After", "10")
-		writeResponse(w, http.StatusServiceUnavailable, &jsonrpc.Response{Error: jsonrpc.NewError(jsonrpc.CodeOverloaded, "Service unavailable: too many sessions; retry later")})
+		writeResponse(w, http.StatusServiceUnavailable, &jsonrpc.Response{Error: jsonrpc.NewError(jsonrpc.CodeOverloaded, "Service unavailable: too many sessions; retry later")}, nil)
 		return
 	}
 	h.sessions[s.id] = s
@@ -316,6 +322,9 @@ func (s *session) Write(ctx context.Context, m jsonrpc.Message) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.tr != nil && s.w != nil {
+		s.tr.Observe(transport.Sent, data, m, nil, http.StatusOK)
+	}
 	return s.writeLocked(wire.Event{Name: "message", Data: data, Retry: -1})
 }
 
@@ -386,16 +395,23 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		s = nil
 	}
 	if s == nil {
-		writeResponse(w, http.StatusNotFound, &jsonrpc.Response{Error: jsonrpc.NewError(codeSessionNotFound, "Session not found")})
+		writeResponse(w, http.StatusNotFound, &jsonrpc.Response{Error: jsonrpc.NewError(codeSessionNotFound, "Session not found")}, nil)
 		return
 	}
 	if ct := r.Header.Get("Content-Type"); !wire.IsJSON(ct) {
 		writeError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
 		return
 	}
-	msg, status, refusal := wire.ReadMessage(r, h.opts.MaxBodyBytes, h.dec)
+	body, msg, status, refusal := wire.ReadMessage(r, h.opts.MaxBodyBytes, h.dec)
+	if s.tr != nil {
+		var err error
+		if refusal != nil {
+			err = &jsonrpc.DecodeError{ID: refusal.ID, Err: refusal.Error}
+		}
+		s.tr.Observe(transport.Received, body, msg, err, 0)
+	}
 	if refusal != nil {
-		writeResponse(w, status, refusal)
+		writeResponse(w, status, refusal, s.tr)
 		return
 	}
 	switch m := msg.(type) {
@@ -403,7 +419,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		s.ss.Resolve(m)
 	case *jsonrpc.Batch:
 		writeResponse(w, http.StatusBadRequest, &jsonrpc.Response{Error: jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
-			"Invalid Request: the HTTP+SSE transport takes one message per POST")})
+			"Invalid Request: the HTTP+SSE transport takes one message per POST")}, s.tr)
 		return
 	case *jsonrpc.Request:
 		if !m.IsCall() {
@@ -419,7 +435,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		if full {
 			w.Header().Set("Retry-After", "1")
 			writeResponse(w, http.StatusTooManyRequests, &jsonrpc.Response{ID: m.ID, Error: jsonrpc.Errorf(jsonrpc.CodeOverloaded,
-				"Too many requests: %d are already running in this session", h.opts.MaxInFlight)})
+				"Too many requests: %d are already running in this session", h.opts.MaxInFlight)}, s.tr)
 			return
 		}
 		ctx := context.WithoutCancel(r.Context())
@@ -449,15 +465,20 @@ var errEncoder = jsonrpc.Encoder{OmitNullID: true}
 
 // writeError answers with status and a JSON-RPC error (-32000, no id).
 func writeError(w http.ResponseWriter, status int, message string) {
-	writeResponse(w, status, &jsonrpc.Response{Error: jsonrpc.NewError(-32000, message)})
+	writeResponse(w, status, &jsonrpc.Response{Error: jsonrpc.NewError(-32000, message)}, nil)
 }
 
-func writeResponse(w http.ResponseWriter, status int, resp *jsonrpc.Response) {
+// writeResponse answers with status and resp as a JSON body, shown to tr
+// (the session's frames) when it is not nil.
+func writeResponse(w http.ResponseWriter, status int, resp *jsonrpc.Response, tr *transport.FrameTracker) {
 	b, err := errEncoder.Append(nil, resp)
 	if err != nil {
 		b = fmt.Appendf(nil, `{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: %d"}}`, status)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
+	if tr != nil {
+		tr.Observe(transport.Sent, b, resp, nil, status)
+	}
 	w.Write(b)
 }

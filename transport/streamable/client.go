@@ -77,6 +77,10 @@ type ClientOptions struct {
 	DisableSSEFallback bool
 	// Logger receives the client's diagnostics. Default: discarded.
 	Logger *slog.Logger
+	// Observer, if set, sees every frame the connections send and
+	// receive: POST bodies, JSON answers, the events of every stream, and
+	// the JSON-RPC error bodies of HTTP errors (see transport.Frame).
+	Observer transport.Observer
 }
 
 // A Transport connects to an MCP server at one Streamable HTTP endpoint
@@ -203,6 +207,7 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 		return nil, err
 	}
 	c := &ClientConn{t: t, url: u.String(), calls: make(map[jsonrpc.ID]*clientCall)}
+	c.tr = transport.NewFrameTracker(t.opts.Observer, transport.TransportStreamable, "")
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.in = make(chan clientItem, t.opts.MaxQueued)
 	c.closed = make(chan struct{})
@@ -227,10 +232,11 @@ type ClientConn struct {
 	url    string
 	ctx    context.Context // parent of every HTTP request; cancelled by Close
 	cancel context.CancelFunc
-	in     chan clientItem // received messages, for Read
-	closed chan struct{}   // closed by Close
-	eof    chan struct{}   // closed when the stream of the HTTP+SSE fallback has ended
-	wg     sync.WaitGroup  // every goroutine of the conn
+	in     chan clientItem         // received messages, for Read
+	closed chan struct{}           // closed by Close
+	eof    chan struct{}           // closed when the stream of the HTTP+SSE fallback has ended
+	wg     sync.WaitGroup          // every goroutine of the conn
+	tr     *transport.FrameTracker // nil without an observer
 
 	mu         sync.Mutex
 	done       bool                       // Close was called

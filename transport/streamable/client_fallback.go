@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/transport"
 	"github.com/mcpwire/mcpwire/transport/internal/sse"
 )
 
@@ -73,6 +74,9 @@ func (c *ClientConn) pump(lc *sse.LegacyClient) {
 			return
 		}
 		msg, err := c.t.dec.Decode(frame)
+		if c.tr != nil {
+			c.tr.Observe(transport.Received, frame, msg, err, 0)
+		}
 		if err != nil {
 			c.put(c.ctx, clientItem{err: err}) // a *jsonrpc.DecodeError: Read reports it and goes on
 			continue

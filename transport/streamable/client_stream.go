@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/transport"
 	"github.com/mcpwire/mcpwire/transport/internal/sse"
 )
 
@@ -71,6 +72,9 @@ func (c *ClientConn) readStream(ctx context.Context, body io.Reader, st *clientS
 		}
 		st.progress = true
 		msg, err := c.t.dec.Decode(ev.Data)
+		if c.tr != nil {
+			c.tr.Observe(transport.Received, ev.Data, msg, err, http.StatusOK)
+		}
 		if err != nil {
 			st.decodeErr = err
 			c.t.log.Info("streamable: dropped an event that is not a valid JSON-RPC message", "error", err)

@@ -39,6 +39,9 @@ func (c *ClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		return jsonrpc.ErrClosed
 	default:
 	}
+	if c.tr != nil {
+		c.tr.Observe(transport.Sent, body, m, nil, 0)
+	}
 	switch m := m.(type) {
 	case *jsonrpc.Request:
 		if m.IsCall() {
@@ -112,6 +115,7 @@ func clientModernVersion(req *jsonrpc.Request) string {
 // its standalone stream.
 func (c *ClientConn) resetSessionLocked() {
 	c.session, c.version = "", ""
+	c.tr.SetSession("")
 	if c.standalone != nil {
 		c.standalone()
 		c.standalone = nil
@@ -186,6 +190,7 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 				c.mu.Lock()
 				c.session = sid
 				c.mu.Unlock()
+				c.tr.SetSession(sid)
 			} else {
 				c.t.log.Info("streamable: ignored an invalid Mcp-Session-Id", "value", transport.BodySnippet([]byte(sid), 64))
 			}
@@ -196,7 +201,7 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 	case sse.IsEventStream(ct):
 		c.followStream(ctx, call, resp.Body)
 	case sse.IsJSON(ct):
-		c.readJSON(ctx, call, resp.Body)
+		c.readJSON(ctx, call, resp.Body, resp.StatusCode)
 	default:
 		var one [1]byte
 		if n, _ := io.ReadFull(resp.Body, one[:]); n == 0 {
@@ -221,7 +226,7 @@ func (c *ClientConn) aborted(ctx context.Context) bool {
 }
 
 // readJSON delivers a JSON answer: one message, or an array of them.
-func (c *ClientConn) readJSON(ctx context.Context, call *clientCall, body io.Reader) {
+func (c *ClientConn) readJSON(ctx context.Context, call *clientCall, body io.Reader, status int) {
 	max := c.maxMessage()
 	b, err := io.ReadAll(io.LimitReader(body, int64(max)+1))
 	switch {
@@ -231,10 +236,17 @@ func (c *ClientConn) readJSON(ctx context.Context, call *clientCall, body io.Rea
 		}
 		return
 	case len(b) > max:
-		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "streamable: the answer to %s exceeds the limit of %d bytes", call.method, max))
+		e := jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "streamable: the answer to %s exceeds the limit of %d bytes", call.method, max)
+		if c.tr != nil {
+			c.tr.Observe(transport.Received, b[:max], nil, &jsonrpc.DecodeError{Err: e}, status)
+		}
+		c.fail(call, e)
 		return
 	}
 	msg, err := c.t.dec.Decode(b)
+	if c.tr != nil {
+		c.tr.Observe(transport.Received, b, msg, err, status)
+	}
 	if err != nil {
 		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeParseError, "streamable: the answer to %s is not a valid JSON-RPC message: %v", call.method, err).WithCause(err))
 		return
@@ -259,6 +271,7 @@ func (c *ClientConn) maxMessage() int {
 // gets the error.
 func (c *ClientConn) statusError(ctx context.Context, call *clientCall, body []byte, resp *http.Response, sid string) {
 	se := sse.NewStatusError(resp)
+	c.observeStatus(se)
 	e := c.errorFromStatus(se, sid)
 	switch se.StatusCode {
 	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
@@ -426,8 +439,19 @@ func (c *ClientConn) postSync(ctx context.Context, body []byte, hdr http.Header,
 		return nil
 	}
 	se := sse.NewStatusError(resp)
+	c.observeStatus(se)
 	if se.StatusCode == http.StatusNotFound && sid != "" {
 		c.expireSession(sid)
 	}
 	return c.errorFromStatus(se, sid)
+}
+
+// observeStatus shows the body of an HTTP error to the observer, as a
+// frame when it is one (a JSON-RPC error response), else as what it is.
+func (c *ClientConn) observeStatus(se *HTTPStatusError) {
+	if c.tr == nil || len(bytes.TrimSpace(se.Body)) == 0 {
+		return
+	}
+	msg, err := jsonrpc.Decode(se.Body, nil)
+	c.tr.Observe(transport.Received, se.Body, msg, err, se.StatusCode)
 }

@@ -109,6 +109,11 @@ type HandlerOptions struct {
 	// across rounds with server.Options.Principal. Default: sessions are
 	// not bound to anyone.
 	SessionOwner func(*http.Request) string
+	// Observer, if set, sees every frame the handler receives and sends,
+	// in both eras: POST bodies (valid or not), the messages of every
+	// stream and JSON answer, and the error bodies answering a POST (see
+	// transport.Frame).
+	Observer transport.Observer
 }
 
 // A Handler serves the Streamable HTTP transport of MCP on one endpoint,
@@ -286,6 +291,7 @@ func writeResponse(w http.ResponseWriter, status int, resp *jsonrpc.Response) {
 	}
 	w.Header()["Content-Type"] = hdrJSON
 	w.WriteHeader(status)
+	observeSent(trackerOf(w), b, resp, status)
 	w.Write(b)
 	*bp = b
 	putBuf(bp)

@@ -104,7 +104,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 // CloseStream) while the call goes on, its messages kept for resumption.
 // Either way a dropped connection does not cancel the call.
 func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, req *jsonrpc.Request, initialize bool) {
-	st := &stream{Context: r.Context(), detached: true, h: h, sess: s}
+	st := &stream{Context: r.Context(), detached: true, h: h, sess: s, tr: trackerOf(w)}
 	w.Header()[keySessionID] = s.idHeader
 	if err := s.register(req.ID, st); err != nil {
 		if errors.Is(err, errSessionClosed) {
@@ -180,7 +180,7 @@ func (h *Handler) batch(w http.ResponseWriter, r *http.Request, s *session, b *j
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	st := &stream{Context: r.Context(), detached: true, h: h, sess: s, batch: true}
+	st := &stream{Context: r.Context(), detached: true, h: h, sess: s, batch: true, tr: trackerOf(w)}
 	w.Header()[keySessionID] = s.idHeader
 	answers := append([]*jsonrpc.Response(nil), b.Invalid...)
 	var run []*jsonrpc.Request

@@ -23,13 +23,17 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, CodeTransportError, "Not Acceptable: Accept must allow both application/json and text/event-stream")
 		return
 	}
-	msg, status, refusal := sse.ReadMessage(r, h.opts.MaxBodyBytes, h.dec)
+	body, msg, status, refusal := sse.ReadMessage(r, h.opts.MaxBodyBytes, h.dec)
+	hv, hasHV := header(r, keyProtocolVersion)
+	modern := refusal == nil && h.isModern(msg, hv, hasHV)
+	if h.opts.Observer != nil {
+		w = h.observePost(w, r, body, msg, refusal, modern)
+	}
 	if refusal != nil {
 		writeResponse(w, status, refusal)
 		return
 	}
-	hv, hasHV := header(r, keyProtocolVersion)
-	if h.isModern(msg, hv, hasHV) {
+	if modern {
 		h.postModern(w, r, msg, hv, hasHV)
 		return
 	}
@@ -76,7 +80,7 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, msg jsonrpc
 		writeResponse(w, http.StatusBadRequest, &jsonrpc.Response{ID: req.ID, Error: e})
 		return
 	}
-	st := &stream{Context: r.Context(), h: h, modern: true}
+	st := &stream{Context: r.Context(), h: h, modern: true, tr: trackerOf(w)}
 	st.mu.Lock()
 	gen := st.attachLocked(w, false, nil)
 	st.mu.Unlock()

@@ -34,9 +34,10 @@ type session struct {
 	nextSID   uint64    // the last stream id given out (event store)
 	call0     callEntry // the first running call, inline: most sessions run one at a time
 	calls     []callEntry
-	byStream  map[string]*stream // resumable streams by stream id (event store)
-	stand     *stream            // the standalone stream; nil when neither open nor holding messages
-	collected bool               // closed and its streams collected
+	byStream  map[string]*stream      // resumable streams by stream id (event store)
+	stand     *stream                 // the standalone stream; nil when neither open nor holding messages
+	collected bool                    // closed and its streams collected
+	tr        *transport.FrameTracker // the frames of the session; nil without an observer
 }
 
 // A callEntry maps the id of a running call to the stream of its POST.
@@ -70,6 +71,7 @@ func (h *Handler) newSession(owner string) (*session, error) {
 	h.mu.Unlock()
 	id := rand.Text() // 26 characters of base32: 130 bits, visible ASCII
 	s := &session{h: h, id: id, idHeader: []string{id}, owner: owner, lastUsed: time.Now()}
+	s.tr = transport.NewFrameTracker(h.opts.Observer, transport.TransportStreamable, id)
 	s.ss = h.srv.Open(context.Background(), id, s)
 	h.mu.Lock()
 	if h.closed || len(h.sessions) >= h.opts.MaxSessions {
@@ -336,7 +338,7 @@ func (s *session) standalone() *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stand == nil {
-		s.stand = &stream{Context: context.Background(), h: s.h, sess: s}
+		s.stand = &stream{Context: context.Background(), h: s.h, sess: s, tr: s.tr}
 		if s.h.store != nil {
 			s.stand.sid = standaloneSID
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
 	"github.com/mcpwire/mcpwire/transport/internal/sse"
 )
 
@@ -37,10 +38,11 @@ type stream struct {
 	context.Context // the HTTP request's context (request streams)
 
 	h        *Handler
-	sess     *session // nil for a modern request
-	sid      string   // the stream's id in the event store; "" without store
-	modern   bool     // a modern request: JSON status codes follow its error
-	detached bool     // the context ignores the cancellation of the parent
+	sess     *session                // nil for a modern request
+	sid      string                  // the stream's id in the event store; "" without store
+	modern   bool                    // a modern request: JSON status codes follow its error
+	detached bool                    // the context ignores the cancellation of the parent
+	tr       *transport.FrameTracker // shows the frames written; nil without an observer
 
 	mu      sync.Mutex
 	w       http.ResponseWriter // the attached writer; nil when none
@@ -252,6 +254,7 @@ func (st *stream) writeEventLocked(id string, data []byte) error {
 	if st.w == nil {
 		return errClosedStream
 	}
+	observeSent(st.tr, data, nil, http.StatusOK)
 	bp := getBuf()
 	b, err := sse.AppendEvent((*bp)[:0], sse.Event{ID: id, Data: data, Retry: -1})
 	if err == nil {
@@ -397,6 +400,7 @@ func (st *stream) writeJSONLocked(status int, m jsonrpc.Message) {
 	}
 	st.w.Header()["Content-Type"] = hdrJSON
 	st.w.WriteHeader(status)
+	observeSent(st.tr, b, m, status)
 	st.w.Write(b)
 	*bp = b
 	putBuf(bp)

@@ -220,23 +220,24 @@ func ReadBody(r *http.Request, limit int64) ([]byte, error) {
 // ReadMessage reads the JSON-RPC message of a POST: its body, at most
 // limit bytes, decoded strictly by dec. On failure it returns the HTTP
 // status and the error response to answer with: 413 for a body over the
-// limit, 400 for one that cannot be read or is not a valid message.
-func ReadMessage(r *http.Request, limit int64, dec *jsonrpc.Decoder) (jsonrpc.Message, int, *jsonrpc.Response) {
+// limit, 400 for one that cannot be read or is not a valid message. The
+// body is returned too, as far as it was read (nil when over the limit).
+func ReadMessage(r *http.Request, limit int64, dec *jsonrpc.Decoder) ([]byte, jsonrpc.Message, int, *jsonrpc.Response) {
 	body, err := ReadBody(r, limit)
 	if errors.Is(err, ErrBodyTooLarge) {
-		return nil, http.StatusRequestEntityTooLarge, &jsonrpc.Response{Error: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+		return nil, nil, http.StatusRequestEntityTooLarge, &jsonrpc.Response{Error: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 			"Invalid Request: the body exceeds the limit of %d bytes", limit)}
 	}
 	if err != nil {
-		return nil, http.StatusBadRequest, &jsonrpc.Response{Error: jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: reading the body: "+err.Error())}
+		return body, nil, http.StatusBadRequest, &jsonrpc.Response{Error: jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: reading the body: "+err.Error())}
 	}
 	msg, err := dec.Decode(body)
 	if err != nil {
 		var de *jsonrpc.DecodeError
 		if errors.As(err, &de) {
-			return nil, http.StatusBadRequest, de.Response()
+			return body, nil, http.StatusBadRequest, de.Response()
 		}
-		return nil, http.StatusBadRequest, &jsonrpc.Response{Error: jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: "+err.Error())}
+		return body, nil, http.StatusBadRequest, &jsonrpc.Response{Error: jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: "+err.Error())}
 	}
-	return msg, 0, nil
+	return body, msg, 0, nil
 }
