@@ -482,6 +482,7 @@ func (c *Conn) CancelIncoming(id ID) bool {
 	ok := ic != nil
 	if ok {
 		ic.cancelled = true
+		c.avail.Broadcast() // a queued call: the dispatcher waits no longer for its capacity
 	}
 	c.mu.Unlock()
 	if ok && ic.cancel != nil {
@@ -514,7 +515,8 @@ func (c *Conn) InFlight() (incoming, outgoing int) {
 	return c.st.activeLen(), len(c.st.pending)
 }
 
-// handle runs the handler for ic, turning a panic into an internal error.
+// handle runs the handler for a notification, turning a panic into an
+// error.
 func (c *Conn) handle(ic *incoming) (res any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -523,4 +525,25 @@ func (c *Conn) handle(ic *incoming) (res any, err error) {
 		}
 	}()
 	return c.handler.Handle(ic, ic.req)
+}
+
+// call runs the handler for a call and returns the response to send. A
+// panic, in the handler or in the encoding of its result (a MarshalJSON
+// or AppendJSON that panics), fails this call with CodeInternalError and
+// nothing else.
+func (c *Conn) call(ic *incoming) (resp *Response) {
+	encoding := false
+	defer func() {
+		if r := recover(); r != nil {
+			what := "the handler for %s failed"
+			if encoding {
+				what = "the result of %s cannot be encoded"
+			}
+			c.log.Error("jsonrpc: handler panicked", "method", ic.req.Method, "encoding", encoding, "panic", r, "stack", string(debug.Stack()))
+			resp = &Response{ID: ic.req.ID, Error: Errorf(CodeInternalError, "Internal error: "+what, quoteForMessage(ic.req.Method))}
+		}
+	}()
+	res, err := c.handler.Handle(ic, ic.req)
+	encoding = true
+	return c.response(ic.req.ID, res, err)
 }

@@ -171,8 +171,7 @@ func (c *Conn) worker(ic *incoming) {
 	defer c.wg.Done()
 	var idle *time.Timer
 	for ic != nil {
-		res, err := c.handle(ic)
-		c.finishCall(ic, res, err)
+		c.finishCall(ic, c.call(ic))
 		ic = c.nextCall(&idle)
 	}
 	if idle != nil {
@@ -218,21 +217,19 @@ func (c *Conn) nextCall(idle **time.Timer) *incoming {
 	return <-work
 }
 
-// finishCall records the end of a call's handler and answers it, unless
-// the peer cancelled it.
+// finishCall records the end of a call's handler and answers it with
+// resp, unless the peer cancelled it.
 //
 // The response is sent before the call stops counting as running, so that
 // a drain (at the end of the input, or Close) waits for it to be written.
-func (c *Conn) finishCall(ic *incoming, res any, err error) {
+func (c *Conn) finishCall(ic *incoming, resp *Response) {
 	ic.cancel()
 	c.mu.Lock()
-	cancelled := ic.cancelled
+	if ic.cancelled {
+		resp = nil
+	}
 	c.st.activeDel(ic.req.ID) // the id may be used again at once
 	c.mu.Unlock()
-	var resp *Response
-	if !cancelled {
-		resp = c.response(ic.req.ID, res, err)
-	}
 	c.complete(ic, resp)
 	c.mu.Lock()
 	c.st.running--
@@ -250,8 +247,14 @@ func (c *Conn) response(id ID, res any, err error) *Response {
 	return resp
 }
 
-// complete delivers a call's response (nil when there is none) to where it
-// goes: the caller of Serve, the batch it belongs to, or the stream.
+// complete is the one way out of the engine for an incoming call: every
+// call that receiveCall or Serve takes passes here exactly once, whatever
+// became of it (answered, refused, cancelled, dropped by a drain), with
+// its response, or nil when it gets none (it was cancelled). It delivers
+// the response where it goes: the caller of Serve, the batch the call
+// belongs to (which is answered when its last call is complete, so a
+// call that never got here would leave the batch unanswered), or the
+// stream.
 func (c *Conn) complete(ic *incoming, resp *Response) {
 	switch {
 	case ic.direct != nil:
@@ -290,16 +293,16 @@ func (c *Conn) dispatch() {
 	defer c.mu.Unlock()
 	for len(c.st.queue) > 0 {
 		ic := c.st.queue[0]
-		if !ic.cancelled && !c.st.aborted {
-			switch {
-			case ic.barrier:
-				for c.st.running > 0 && !c.st.aborted {
-					c.avail.Wait()
-				}
-			case ic.req.IsCall():
-				for c.st.running >= c.opts.MaxConcurrency && !c.st.aborted {
-					c.avail.Wait()
-				}
+		// Wait for the capacity ic needs; a cancellation (CancelIncoming
+		// broadcasts) or the drain timeout ends the wait.
+		switch {
+		case ic.barrier:
+			for c.st.running > 0 && !c.st.aborted && !ic.cancelled {
+				c.avail.Wait()
+			}
+		case ic.req.IsCall():
+			for c.st.running >= c.opts.MaxConcurrency && !c.st.aborted && !ic.cancelled {
+				c.avail.Wait()
 			}
 		}
 		c.st.queue[0] = nil
@@ -309,14 +312,20 @@ func (c *Conn) dispatch() {
 		}
 		c.avail.Broadcast() // room in the queue
 		if ic.cancelled || c.st.aborted {
+			// Dropped unanswered: a cancelled call gets no response, a
+			// call dropped by the drain is told the connection closed;
+			// either way it leaves through complete, so that a batch it
+			// belongs to is still answered.
 			c.noteDoneLocked(ic)
 			if ic.req.IsCall() {
 				c.st.activeDel(ic.req.ID)
+				var resp *Response
 				if !ic.cancelled {
-					c.mu.Unlock()
-					c.complete(ic, &Response{ID: ic.req.ID, Error: NewError(CodeConnectionClosed, "Connection closed")})
-					c.mu.Lock()
+					resp = &Response{ID: ic.req.ID, Error: NewError(CodeConnectionClosed, "Connection closed")}
 				}
+				c.mu.Unlock()
+				c.complete(ic, resp)
+				c.mu.Lock()
 			}
 			continue
 		}
@@ -329,8 +338,7 @@ func (c *Conn) dispatch() {
 		c.mu.Unlock()
 		if ic.req.IsCall() {
 			ic.Context, ic.cancel = context.WithCancel(c.base)
-			res, err := c.handle(ic)
-			c.finishCall(ic, res, err)
+			c.finishCall(ic, c.call(ic))
 		} else {
 			ic.Context = c.base
 			if _, err := c.handle(ic); err != nil {
@@ -404,8 +412,7 @@ func (c *Conn) Serve(ctx context.Context, req *Request) *Response {
 	ic.direct = make(chan *Response, 1)
 	c.st.activeAdd(ic)
 	c.mu.Unlock()
-	res, err := c.handle(ic)
-	c.finishCall(ic, res, err)
+	c.finishCall(ic, c.call(ic))
 	return <-ic.direct
 }
 

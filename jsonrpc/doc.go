@@ -53,8 +53,8 @@
 //
 // Returning an *Error chooses the error code; any other error is sent as
 // CodeInternalError with the error's text (see ErrorCode). Code 0 is never
-// sent. A handler that panics fails its own request with CodeInternalError
-// and nothing else.
+// sent. A handler that panics, or whose result panics when it is encoded,
+// fails its own request with CodeInternalError and nothing else.
 //
 // NewDirectConn is the same engine for transports that receive each
 // message separately, such as HTTP: the transport hands requests to Serve
@@ -101,7 +101,10 @@
 // # Batches
 //
 // A batch is answered with one array holding a response for each call in
-// it, in any order, and nothing at all when it holds only notifications;
+// it, in any order, once its last call is done, and nothing at all when
+// it holds only notifications. A call of a batch that the peer cancelled
+// is left out; whatever becomes of the others (answered, refused, failed
+// by a panic, dropped by a drain), each has its response in the array;
 // an empty batch, or a frame that is not JSON, is answered with a single
 // error object, as the specification demands. Protocols that forbid
 // batches (MCP after revision 2025-03-26) set Options.AcceptBatch.

@@ -71,7 +71,7 @@ func (c *Conn) runInlineLocked(ic *incoming) {
 	}
 	c.mu.Unlock()
 	c.inlineRunning.Add(1)
-	res, err := c.handle(ic)
+	resp := c.call(ic)
 	c.inlineRunning.Add(-1)
 	c.mu.Lock()
 	if c.inlineGen == gen {
@@ -80,5 +80,5 @@ func (c *Conn) runInlineLocked(ic *incoming) {
 		c.inlineTimer.Stop()
 	}
 	c.mu.Unlock()
-	c.finishCall(ic, res, err)
+	c.finishCall(ic, resp)
 }

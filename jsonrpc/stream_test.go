@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func (s *frameStream) send(t *testing.T, frame string) {
 	select {
 	case s.in <- []byte(frame):
 	case <-time.After(5 * time.Second):
-		t.Fatalf("conn did not read %s", frame)
+		t.Fatalf("conn did not read %s within 5s\n%s", frame, goroutines())
 	}
 }
 
@@ -79,9 +80,16 @@ func (s *frameStream) recv(t *testing.T) string {
 	case b := <-s.out:
 		return string(b)
 	case <-time.After(5 * time.Second):
-		t.Fatal("no frame from the conn within 5s")
+		t.Fatalf("no frame from the conn within 5s\n%s", goroutines())
 		return ""
 	}
+}
+
+// goroutines returns the stacks of every goroutine, for a test that
+// waited in vain: a deadlock shows where each one waits.
+func goroutines() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
 }
 
 // pipe returns two connected streams that exchange encoded frames.
