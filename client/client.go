@@ -60,6 +60,10 @@ type Options struct {
 	// task; CallTool then follows the task to its end. The core tasks of
 	// 2025-11-25 need no option. See Session.CallToolAsTask on both.
 	Tasks bool
+	// MaxCachedTools bounds the tools whose schemas a session remembers
+	// from tools/list results (see Session.ListTools). Default
+	// DefaultMaxCachedTools.
+	MaxCachedTools int
 	// KeepAlive, if positive, pings the server at this interval and
 	// closes the session when a ping goes unanswered.
 	KeepAlive time.Duration
@@ -121,6 +125,9 @@ func New(info mcp.Implementation, opts *Options) *Client {
 	if c.opts.MaxRounds <= 0 {
 		c.opts.MaxRounds = 16
 	}
+	if c.opts.MaxCachedTools <= 0 {
+		c.opts.MaxCachedTools = DefaultMaxCachedTools
+	}
 	c.log = c.opts.Logger
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -167,6 +174,11 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		return nil, fmt.Errorf("mcp client: connecting: %w", err)
 	}
 	s := &Session{client: c}
+	s.tools.max = c.opts.MaxCachedTools
+	if tc, ok := conn.(transport.ToolSchemaConn); ok {
+		tc.SetToolSchemas(&s.tools) // the transport asks the session for x-mcp-header parameters
+		s.tools.mirror = true
+	}
 	s.conn = jsonrpc.NewConn(conn, &jsonrpc.Options{
 		Handler:         jsonrpc.Chain(jsonrpc.HandlerFunc(s.handle), c.opts.Middleware...),
 		Preempter:       &s.peer,
@@ -230,6 +242,9 @@ func (s *Session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		}
 		return nil, nil
 	case mcp.NotificationToolListChanged, mcp.NotificationPromptListChanged, mcp.NotificationResourceListChanged:
+		if req.Method == mcp.NotificationToolListChanged {
+			s.tools.invalidate()
+		}
 		if o.OnListChanged != nil {
 			o.OnListChanged(ctx, req.Method)
 		}

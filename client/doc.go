@@ -30,6 +30,13 @@
 // error). An unknown resource is an error for which mcp.IsResourceNotFound
 // holds, whatever the revision's error code.
 //
+// Listing tools teaches the session what it needs to call them. Over
+// Streamable HTTP in the modern era, it gives the transport the
+// x-mcp-header parameters it mirrors in Mcp-Param-* headers, and drops
+// the tools whose annotations are invalid, as the specification asks:
+// each is reported, as a *DroppedToolError in Tools and a DroppedTools
+// error beside the page from ListTools, never silently.
+//
 // # Answering the server
 //
 // Servers may ask the client to sample its model, to ask its user

@@ -22,6 +22,7 @@ type Session struct {
 	stopKeepAlive context.CancelFunc
 
 	acks   acks         // acknowledgements of subscriptions/listen
+	tools  toolCache    // what tools/list taught (toolcache.go)
 	legacy legacyState  // what a re-handshake restores
 	infoMu sync.RWMutex // guards serverInfo, serverCaps and instructions after Connect
 
@@ -199,34 +200,6 @@ func (s *Session) Discover(ctx context.Context) (*mcp.DiscoverResult, error) {
 	return call[mcp.DiscoverResult](ctx, s, mcp.MethodDiscover, p, &p.Meta)
 }
 
-// ListTools returns one page of the server's tools; see Tools for all.
-func (s *Session) ListTools(ctx context.Context, params *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
-	p := derefOr(params)
-	return call[mcp.ListToolsResult](ctx, s, mcp.MethodListTools, &p, &p.Meta)
-}
-
-// Tools iterates over every tool of the server, page after page.
-func (s *Session) Tools(ctx context.Context) iter.Seq2[*mcp.Tool, error] {
-	return pages(func(c mcp.Cursor) ([]mcp.Tool, mcp.Cursor, error) {
-		r, err := s.ListTools(ctx, &mcp.ListToolsParams{Cursor: c})
-		if err != nil {
-			return nil, "", err
-		}
-		return r.Tools, r.NextCursor, nil
-	})
-}
-
-// CallTool calls a tool. A failure of the tool itself is a result with
-// IsError set, not an error. In the modern era, questions the tool asks
-// are answered with the client's handlers and the call retried, until it
-// completes.
-func (s *Session) CallTool(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	p := *params
-	return rounds[mcp.CallToolResult](ctx, s, mcp.MethodCallTool, &p, &p.Meta, func(r mcp.InputResponses, st string) {
-		p.InputResponses, p.RequestState = r, st
-	})
-}
-
 // ListResources returns one page of the server's resources.
 func (s *Session) ListResources(ctx context.Context, params *mcp.ListResourcesParams) (*mcp.ListResourcesResult, error) {
 	p := derefOr(params)
@@ -371,19 +344,28 @@ func derefOr[P any](p *P) P {
 // cursors never end.
 const maxPages = 10000
 
-// pages iterates over paginated items.
+// pages iterates over paginated items. An error of fetch ends the
+// iteration, except DroppedTools (a page of tools from which some were
+// dropped): the page's items come, then one *DroppedToolError for each
+// dropped tool, and the iteration goes on if the loop does.
 func pages[T any](fetch func(mcp.Cursor) ([]T, mcp.Cursor, error)) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		var cursor mcp.Cursor
 		seen := map[mcp.Cursor]bool{}
 		for range maxPages {
 			items, next, err := fetch(cursor)
-			if err != nil {
+			var dropped DroppedTools
+			if err != nil && !errors.As(err, &dropped) {
 				yield(nil, err)
 				return
 			}
 			for i := range items {
 				if !yield(&items[i], nil) {
+					return
+				}
+			}
+			for _, d := range dropped {
+				if !yield(nil, d) {
 					return
 				}
 			}

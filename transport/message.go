@@ -56,9 +56,28 @@ type (
 		ProtocolVersions() []string
 	}
 	// A ToolSchemaLister gives a tool's input schema as listed, for the
-	// handler's checks of the Mcp-Param-* headers of modern tools/call
-	// requests (x-mcp-header annotations).
+	// Mcp-Param-* headers of modern tools/call requests (x-mcp-header
+	// annotations): an HTTP handler checks them against the server's
+	// schemas, an HTTP client writes them from the schemas the MCP client
+	// gives it (see ToolSchemaConn). The same bytes for an unchanged
+	// schema let the transport parse each schema once.
 	ToolSchemaLister interface {
 		ToolInputSchema(name string) (json.RawMessage, bool)
 	}
 )
+
+// A ToolSchemaConn is a client Conn that needs tools' input schemas to
+// send tool calls: Streamable HTTP mirrors the arguments annotated
+// x-mcp-header in the Mcp-Param-* headers of modern tools/call requests
+// (2026-07-28). What a server's tools are is learned from tools/list,
+// which is the MCP client's business, not the transport's: the client
+// (package client) gives the conn the schemas of the tools it kept, and
+// the conn asks for a tool's schema when it writes a call of that tool.
+type ToolSchemaConn interface {
+	Conn
+	// SetToolSchemas installs the lister the conn asks; nil removes it.
+	// The conn calls it from Write, while it holds a lock of its own: the
+	// lister must not call the conn. Until one is set, tool calls carry
+	// no Mcp-Param-* headers.
+	SetToolSchemas(ToolSchemaLister)
+}

@@ -68,6 +68,10 @@ func (e *env) connect(ctx context.Context, opts *client.Options) (*client.Sessio
 func tools(ctx context.Context, s *client.Session) ([]*mcp.Tool, error) {
 	var out []*mcp.Tool
 	for t, err := range s.Tools(ctx) {
+		var dropped *client.DroppedToolError
+		if errors.As(err, &dropped) {
+			continue // an invalid x-mcp-header annotation: the tool cannot be called
+		}
 		if err != nil {
 			return nil, fmt.Errorf("tools/list: %w", err)
 		}

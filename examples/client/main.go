@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -41,6 +42,11 @@ func main() {
 	fmt.Printf("connected to %s %s (protocol %s)\n", sess.ServerInfo().Name, sess.ServerInfo().Version, sess.ProtocolVersion())
 
 	for t, err := range sess.Tools(ctx) {
+		var dropped *client.DroppedToolError
+		if errors.As(err, &dropped) { // listed, but unusable: say so and go on
+			log.Print(dropped)
+			continue
+		}
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -45,9 +46,16 @@ func runTools(ctx context.Context, a *app, _ *toolsOptions) error {
 	return a.withSession(ctx, func(ctx context.Context, s *client.Session) error {
 		var tools []mcp.Tool
 		if s.ServerCapabilities().Tools != nil {
-			var err error
-			if tools, err = collect(tools, s.Tools(ctx)); err != nil {
-				return err
+			for t, err := range s.Tools(ctx) {
+				var dropped *client.DroppedToolError
+				if errors.As(err, &dropped) { // unusable over HTTP: say so, list the others
+					fmt.Fprintf(a.stderr, "mcpwire: %v\n", dropped)
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				tools = append(tools, *t)
 			}
 		}
 		if a.global.JSON {

@@ -96,12 +96,14 @@ type ClientOptions struct {
 // _meta's), Mcp-Method, Mcp-Name (params.name of tools/call and
 // prompts/get, params.uri of resources/read, params.taskId of tasks/*) and
 // an Mcp-Param-{Name} header for each argument of a tool call whose
-// property in the tool's inputSchema is annotated x-mcp-header (learned
-// from modern tools/list results; values that are not plain printable
-// ASCII, or have spaces at an end, are sent as =?base64?...?=; null and
-// absent arguments get no header). Tools whose annotations are invalid
-// are removed from the tools/list result the client reads, as the
-// specification requires of HTTP clients. A legacy message carries the
+// property in the tool's inputSchema is annotated x-mcp-header (values
+// that are not plain printable ASCII, or have spaces at an end, are sent
+// as =?base64?...?=; null and absent arguments get no header). The
+// transport does not read tools/list: the MCP client gives it the input
+// schemas of the tools it listed (ClientConn.SetToolSchemas; package
+// client does it), and drops from its tools/list results the tools whose
+// annotations are invalid, as the specification requires of HTTP
+// clients, reporting them to its caller. A legacy message carries the
 // protocol version that initialize negotiated and the Mcp-Session-Id the
 // server gave with the initialize response, once there are ones.
 //
@@ -244,7 +246,7 @@ type ClientConn struct {
 	session    string                     // the legacy session id, once the server gave one
 	version    string                     // the legacy protocol version negotiated by initialize
 	standalone context.CancelFunc         // stops the standalone GET stream; nil when none runs
-	tools      map[string][]HeaderParam   // the x-mcp-header parameters of modern tools
+	params     *headerParamCache          // the x-mcp-header parameters of modern tools; nil until SetToolSchemas
 	legacy     *sse.LegacyClient          // the HTTP+SSE fallback, once in use
 }
 
@@ -338,7 +340,7 @@ func (c *ClientConn) put(ctx context.Context, it clientItem) bool {
 
 // deliver queues the messages of a stream or body (a batch is delivered
 // member by member), doing the bookkeeping of responses: a response ends
-// its call, is peeked at (initialize, tools/list), and a response to a
+// its call, is peeked at (initialize), and a response to a
 // call not in flight (a duplicate from a replay, or an abandoned call) is
 // dropped. It reports whether the response to want (if valid) was among
 // them.
@@ -360,7 +362,7 @@ func (c *ClientConn) deliver(ctx context.Context, msg jsonrpc.Message, want json
 			return want.IsValid() && m.ID == want
 		}
 		delete(c.calls, m.ID)
-		m = c.peekLocked(call, m)
+		c.peekLocked(call, m)
 		c.mu.Unlock()
 		close(call.done)
 		c.put(ctx, clientItem{msg: m})

@@ -53,7 +53,7 @@ func clServe(t *testing.T) string {
 		time.Sleep(100 * time.Millisecond)
 		return fmt.Sprintf("closed=%v", closed), nil
 	}))
-	params, err := streamable.HeaderParamsFromSchema(json.RawMessage(clRegionSchema))
+	params, err := mcp.ToolHeaderParams(json.RawMessage(clRegionSchema))
 	must(err)
 	h := streamable.NewHandler(s, &streamable.HandlerOptions{
 		EventStore: streamable.NewMemoryEventStore(nil),

@@ -6,16 +6,13 @@ import (
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
-// This file decides the headers of each POST and learns, by peeking at
-// responses, what later headers need: the legacy protocol version (from
-// the initialize result) and the x-mcp-header parameters of modern tools
-// (from tools/list results).
-
-// maxClientTools bounds the tools whose header parameters the client
-// remembers; tools beyond it are called without Mcp-Param headers.
-const maxClientTools = 4096
+// This file decides the headers of each POST. The legacy protocol
+// version comes from peeking at the initialize result; the x-mcp-header
+// parameters of modern tools from the MCP client, which reads tools/list
+// (SetToolSchemas).
 
 // postHeaderLocked returns the headers of the POST that carries req, a
 // call or a notification. modern is the protocol version of its _meta
@@ -56,7 +53,7 @@ func (c *ClientConn) modernHeadersLocked(h http.Header, req *jsonrpc.Request) {
 		return
 	}
 	name, _ := clientJSONString(params["name"])
-	for _, p := range c.tools[name] {
+	for _, p := range c.params.lookup(name) {
 		if v, ok := clientHeaderArg(clientArgAt(params["arguments"], p.Path)); ok {
 			h[http.CanonicalHeaderKey(mcp.HeaderParamPrefix+p.Name)] = []string{v}
 		}
@@ -108,79 +105,31 @@ func clientHeaderArg(v json.RawMessage) (string, bool) {
 	return "", false
 }
 
-// peekLocked looks at the response to call before it is delivered, and
-// returns what to deliver: the legacy protocol version comes from the
-// initialize result; the header parameters of tools from a modern
-// tools/list result, from which tools with invalid x-mcp-header
-// annotations are removed (clients must drop them on HTTP).
-func (c *ClientConn) peekLocked(call *clientCall, resp *jsonrpc.Response) *jsonrpc.Response {
-	if resp.Error != nil {
-		return resp
+// peekLocked looks at the response to call before it is delivered: the
+// legacy protocol version comes from the initialize result.
+func (c *ClientConn) peekLocked(call *clientCall, resp *jsonrpc.Response) {
+	if resp.Error != nil || call.method != mcp.MethodInitialize || call.modern {
+		return
 	}
-	switch {
-	case call.method == mcp.MethodInitialize && !call.modern:
-		var res struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		if json.Unmarshal(resp.Result, &res) == nil && clientVisibleASCII(res.ProtocolVersion, 64) {
-			c.version = res.ProtocolVersion
-		}
-	case call.method == mcp.MethodListTools && call.modern:
-		return c.learnToolsLocked(resp)
+	var res struct {
+		ProtocolVersion string `json:"protocolVersion"`
 	}
-	return resp
+	if json.Unmarshal(resp.Result, &res) == nil && clientVisibleASCII(res.ProtocolVersion, 64) {
+		c.version = res.ProtocolVersion
+	}
 }
 
-// learnToolsLocked remembers the header parameters of the tools of a
-// tools/list result, and removes the tools whose annotations are invalid.
-func (c *ClientConn) learnToolsLocked(resp *jsonrpc.Response) *jsonrpc.Response {
-	var res map[string]json.RawMessage
-	var tools []json.RawMessage
-	if json.Unmarshal(resp.Result, &res) != nil || json.Unmarshal(res["tools"], &tools) != nil {
-		return resp
+// SetToolSchemas installs the lister of the tools' input schemas from
+// which the conn writes the Mcp-Param-* headers of modern tools/call
+// requests (see transport.ToolSchemaConn); package client calls it. Each
+// schema is parsed once, as long as the lister gives the same bytes.
+func (c *ClientConn) SetToolSchemas(l transport.ToolSchemaLister) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.params = nil
+	if l != nil {
+		c.params = newHeaderParamCache(l)
 	}
-	if c.tools == nil {
-		c.tools = make(map[string][]HeaderParam)
-	}
-	kept := make([]json.RawMessage, 0, len(tools))
-	for _, raw := range tools {
-		var tool struct {
-			Name        string          `json:"name"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-		}
-		var schema map[string]json.RawMessage
-		if json.Unmarshal(raw, &tool) != nil || json.Unmarshal(tool.InputSchema, &schema) != nil {
-			kept = append(kept, raw) // not for the transport to judge
-			continue
-		}
-		params, err := HeaderParamsFromSchema(tool.InputSchema)
-		if err != nil {
-			c.t.log.Info("streamable: dropped a tool with an invalid x-mcp-header annotation", "tool", tool.Name, "error", err)
-			delete(c.tools, tool.Name)
-			continue
-		}
-		kept = append(kept, raw)
-		_, known := c.tools[tool.Name]
-		switch {
-		case len(params) == 0:
-			delete(c.tools, tool.Name)
-		case known || len(c.tools) < maxClientTools:
-			c.tools[tool.Name] = params
-		}
-	}
-	if len(kept) == len(tools) {
-		return resp
-	}
-	b, err := json.Marshal(kept)
-	if err != nil {
-		return resp
-	}
-	res["tools"] = b
-	result, err := json.Marshal(res)
-	if err != nil {
-		return resp
-	}
-	return &jsonrpc.Response{ID: resp.ID, Result: result}
 }
 
 // clientVisibleASCII reports whether s is 1 to max characters of visible

@@ -87,7 +87,7 @@ type HandlerOptions struct {
 	// mcp.SupportedVersions().
 	Versions []mcp.Version
 	// ToolHeaderParams returns the x-mcp-header parameters of a tool (see
-	// HeaderParamsFromSchema), so that the handler can check the
+	// mcp.ToolHeaderParams), so that the handler can check the
 	// Mcp-Param-* headers of modern tools/call requests against their
 	// arguments. Default: derived from the server's tool schemas when it
 	// lists them (transport.ToolSchemaLister); otherwise those headers are

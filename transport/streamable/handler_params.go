@@ -1,7 +1,6 @@
 package streamable
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -11,106 +10,10 @@ import (
 	"github.com/mcpwire/mcpwire/mcp"
 )
 
-// A HeaderParam is a tool parameter that HTTP clients mirror in a header
-// (2026-07-28, SEP-2243): the property of the tool's inputSchema
-// annotated "x-mcp-header": Name is sent as Mcp-Param-{Name}.
-type HeaderParam struct {
-	// Name is the value of the x-mcp-header annotation.
-	Name string
-	// Path is the property names from the arguments object to the
-	// parameter (one name for a top-level property).
-	Path []string
-}
-
-// Bounds of HeaderParamsFromSchema.
-const (
-	maxSchemaDepth  = 32
-	maxHeaderParams = 64
-)
-
-// HeaderParamsFromSchema returns the x-mcp-header parameters of a tool's
-// inputSchema, reached from the root through "properties" only. It fails
-// on an invalid annotation: a name that is empty, not an HTTP token or
-// used twice (names compare case-insensitively), or a property that is
-// not of type string, integer or boolean; clients drop such tools, and
-// servers should refuse them.
-func HeaderParamsFromSchema(schema json.RawMessage) ([]HeaderParam, error) {
-	var out []HeaderParam
-	seen := make(map[string]bool)
-	if err := collectHeaderParams(schema, nil, seen, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-type schemaNode struct {
-	Type       json.RawMessage            `json:"type"`
-	Properties map[string]json.RawMessage `json:"properties"`
-	Header     json.RawMessage            `json:"x-mcp-header"`
-}
-
-func collectHeaderParams(raw json.RawMessage, path []string, seen map[string]bool, out *[]HeaderParam) error {
-	if len(path) > maxSchemaDepth {
-		return fmt.Errorf("streamable: inputSchema nested deeper than %d properties", maxSchemaDepth)
-	}
-	var n schemaNode
-	if err := json.Unmarshal(raw, &n); err != nil {
-		if len(path) == 0 {
-			return fmt.Errorf("streamable: inputSchema: %w", err)
-		}
-		return nil // a boolean schema: no annotation below
-	}
-	where := "the root"
-	if len(path) > 0 {
-		where = "property " + strings.Join(path, ".")
-	}
-	if n.Header != nil {
-		var name string
-		if err := json.Unmarshal(n.Header, &name); err != nil {
-			return fmt.Errorf("streamable: x-mcp-header of %s is not a string", where)
-		}
-		if !isToken(name) {
-			return fmt.Errorf("streamable: x-mcp-header %q of %s is not an HTTP token", name, where)
-		}
-		var typ string
-		json.Unmarshal(n.Type, &typ)
-		if len(path) == 0 || (typ != "string" && typ != "integer" && typ != "boolean") {
-			return fmt.Errorf("streamable: x-mcp-header %q annotates %s, which is not of type string, integer or boolean", name, where)
-		}
-		key := strings.ToLower(name)
-		if seen[key] {
-			return fmt.Errorf("streamable: x-mcp-header %q is used twice", name)
-		}
-		seen[key] = true
-		if len(*out) >= maxHeaderParams {
-			return fmt.Errorf("streamable: more than %d x-mcp-header parameters", maxHeaderParams)
-		}
-		*out = append(*out, HeaderParam{Name: name, Path: append([]string(nil), path...)})
-	}
-	for name, sub := range n.Properties {
-		if err := collectHeaderParams(sub, append(path, name), seen, out); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// isToken reports whether s is a non-empty HTTP token (RFC 9110 §5.6.2).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
+// A HeaderParam is a tool argument that HTTP clients mirror in an
+// Mcp-Param-{Name} header (2026-07-28); see mcp.ToolHeaderParams, which
+// finds them in a tool's inputSchema.
+type HeaderParam = mcp.HeaderParam
 
 // checkParamHeaders compares the Mcp-Param-* headers of a tools/call with
 // the arguments they mirror: a parameter that is set needs its header,

@@ -1,10 +1,6 @@
 package streamable
 
-import (
-	"encoding/json"
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestMember(t *testing.T) {
 	obj := []byte(` { "a" : 1, "b\u0022":"x", "_meta": {"k": [1, {"x":"}"}], "v": "2026-07-28"}, "s": "a\"b", "n": null, "t" : true } `)
@@ -67,36 +63,6 @@ func TestParamMatches(t *testing.T) {
 	} {
 		if got := paramMatches([]byte(tc.v), tc.text); got != tc.want {
 			t.Errorf("paramMatches(%s, %q) = %v", tc.v, tc.text, got)
-		}
-	}
-}
-
-func TestHeaderParamsFromSchema(t *testing.T) {
-	got, err := HeaderParamsFromSchema(json.RawMessage(`{"type":"object","properties":{
-		"region":{"type":"string","x-mcp-header":"Region"},
-		"opts":{"type":"object","properties":{"n":{"type":"integer","x-mcp-header":"Count"}}},
-		"plain":{"type":"string"}}}`))
-	if err != nil || len(got) != 2 {
-		t.Fatalf("%v %v", got, err)
-	}
-	paths := map[string]string{}
-	for _, p := range got {
-		paths[p.Name] = strings.Join(p.Path, ".")
-	}
-	if paths["Region"] != "region" || paths["Count"] != "opts.n" {
-		t.Errorf("paths %v", paths)
-	}
-	for _, bad := range []string{
-		`{"type":"object","properties":{"x":{"type":"number","x-mcp-header":"X"}}}`,
-		`{"type":"object","properties":{"x":{"type":"string","x-mcp-header":""}}}`,
-		`{"type":"object","properties":{"x":{"type":"string","x-mcp-header":"a b"}}}`,
-		`{"type":"object","properties":{"x":{"type":"string","x-mcp-header":"A"},"y":{"type":"string","x-mcp-header":"a"}}}`,
-		`{"type":"object","properties":{"x":{"type":"string","x-mcp-header":7}}}`,
-		`{"type":"object","x-mcp-header":"Root"}`,
-		`[`,
-	} {
-		if _, err := HeaderParamsFromSchema(json.RawMessage(bad)); err == nil {
-			t.Errorf("accepted %s", bad)
 		}
 	}
 }

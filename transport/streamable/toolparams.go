@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
-// headerParamCache derives the x-mcp-header parameters of tools from the
-// server's schemas, parsing each schema once: an entry is reused as long
-// as the server lists the same schema (the same bytes) for the tool.
+// headerParamCache derives the x-mcp-header parameters of tools from their
+// input schemas, parsing each schema once: an entry is reused as long as
+// the lister gives the same schema (the same bytes) for the tool. The
+// handler's lister is the server (what it lists); the client's is the MCP
+// client (the tools it kept from tools/list: see ClientConn.SetToolSchemas).
 type headerParamCache struct {
 	srv transport.ToolSchemaLister
 	mu  sync.Mutex
@@ -28,7 +31,11 @@ func newHeaderParamCache(srv transport.ToolSchemaLister) *headerParamCache {
 	return &headerParamCache{srv: srv, m: make(map[string]headerParamEntry)}
 }
 
+// lookup returns the header parameters of tool; nil for a nil cache.
 func (c *headerParamCache) lookup(tool string) []HeaderParam {
+	if c == nil {
+		return nil
+	}
 	schema, ok := c.srv.ToolInputSchema(tool)
 	if !ok || len(schema) == 0 {
 		return nil
@@ -39,7 +46,7 @@ func (c *headerParamCache) lookup(tool string) []HeaderParam {
 	if hit && len(e.schema) == len(schema) && &e.schema[0] == &schema[0] {
 		return e.params
 	}
-	params, err := HeaderParamsFromSchema(schema)
+	params, err := mcp.ToolHeaderParams(schema)
 	if err != nil {
 		params = nil // invalid annotations check nothing; clients drop such tools
 	}
