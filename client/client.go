@@ -70,6 +70,13 @@ type Options struct {
 	// Middleware wraps the client's handler of server requests and
 	// notifications, first outermost.
 	Middleware []jsonrpc.Middleware
+	// Outgoing wraps every request and notification the client sends,
+	// first outermost (see jsonrpc.Options.Outgoing: the wrapped handler
+	// sends the request and returns the raw result of a call). A
+	// middleware may add to a request's params, such as trace context in
+	// _meta, or measure it; modern requests already carry their _meta
+	// envelope when it runs.
+	Outgoing []jsonrpc.Middleware
 	// Logger receives the client's diagnostics. Default: discarded.
 	Logger *slog.Logger
 }
@@ -181,6 +188,7 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 	}
 	s.conn = jsonrpc.NewConn(conn, &jsonrpc.Options{
 		Handler:         jsonrpc.Chain(jsonrpc.HandlerFunc(s.handle), c.opts.Middleware...),
+		Outgoing:        c.opts.Outgoing,
 		Preempter:       &s.peer,
 		OnCallAbandoned: s.peer.SendCancelled,
 		Logger:          c.log,

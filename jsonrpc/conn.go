@@ -75,6 +75,11 @@ type Options struct {
 	// OnClosed, if set, is called once when the connection has shut down
 	// completely, with the same value Wait returns.
 	OnClosed func(err error)
+	// Outgoing wraps the calls and notifications this side sends, first
+	// outermost, as Handler middleware wraps what the peer sends (see
+	// outgoing.go: the wrapped handler sends the request and returns the
+	// raw result). Nil: requests go straight to the wire.
+	Outgoing []Middleware
 }
 
 func (o *Options) or() *Options {
@@ -93,6 +98,7 @@ type Conn struct {
 	w          Writer
 	stream     Stream // nil for a direct conn
 	handler    Handler
+	out        Handler // Options.Outgoing around outgoing; nil without middleware
 	preempter  Preempter
 	opts       Options
 	log        *slog.Logger
@@ -194,6 +200,7 @@ func (st *state) activeEach(f func(*incoming)) {
 type delivery struct {
 	resp    *Response
 	noteSeq uint64
+	err     error // the outcome of a call made through Options.Outgoing
 }
 
 // incoming is a received request on its way through the engine. It is
@@ -279,6 +286,9 @@ func newConn(w Writer, opts *Options) *Conn {
 	if c.handler == nil {
 		c.handler = methodNotFound
 	}
+	if len(o.Outgoing) > 0 {
+		c.out = Chain(HandlerFunc(c.outgoing), o.Outgoing...)
+	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -320,6 +330,13 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 
 // CallRaw is Call returning the raw JSON result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if c.out != nil {
+		req, err := c.newCall(method, params)
+		if err != nil {
+			return nil, err
+		}
+		return c.callOut(ctx, req)
+	}
 	p, err := c.Start(ctx, method, params)
 	if err != nil {
 		return nil, err
@@ -329,9 +346,10 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 
 // A Pending is a call sent and not yet answered; see Conn.Start.
 type Pending struct {
-	c  *Conn
-	id ID
-	ch chan delivery
+	c    *Conn
+	id   ID
+	ch   chan delivery
+	stop context.CancelFunc // ends the outgoing middleware's run; nil without
 }
 
 // ID returns the call's id.
@@ -342,11 +360,28 @@ func (p *Pending) ID() ID { return p.id }
 // whose notifications carry it, for instance). Wait for the response
 // with Pending.Wait.
 func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, error) {
-	id := Int64ID(c.seq.Add(1))
-	req, err := NewCall(id, method, params)
+	req, err := c.newCall(method, params)
+	if err != nil {
+		return nil, err
+	}
+	if c.out != nil {
+		return c.startOut(ctx, req)
+	}
+	return c.start(ctx, req)
+}
+
+// newCall makes a call with the connection's next id.
+func (c *Conn) newCall(method string, params any) (*Request, error) {
+	req, err := NewCall(Int64ID(c.seq.Add(1)), method, params)
 	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: encoding the params of %s: %w", method, err)
 	}
+	return req, nil
+}
+
+// start registers a call and writes it.
+func (c *Conn) start(ctx context.Context, req *Request) (*Pending, error) {
+	id := req.ID
 	if c.inlineRunning.Load() > 0 && c.handOff != nil {
 		c.handOff() // a call running in the reading goroutine waits for the peer: read elsewhere
 	}
@@ -372,6 +407,9 @@ func (p *Pending) Wait(ctx context.Context) (json.RawMessage, error) {
 	c := p.c
 	select {
 	case d := <-p.ch:
+		if d.err != nil {
+			return nil, d.err
+		}
 		resp := d.resp
 		if resp == nil {
 			return nil, ErrClosed
@@ -382,6 +420,9 @@ func (p *Pending) Wait(ctx context.Context) (json.RawMessage, error) {
 		}
 		return resp.Result, nil
 	case <-ctx.Done():
+		if p.stop != nil {
+			p.stop() // the outgoing middleware's run abandons the call
+		}
 		if c.forget(p.id) && c.opts.OnCallAbandoned != nil {
 			c.opts.OnCallAbandoned(p.id, context.Cause(ctx))
 		}
@@ -417,6 +458,10 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	req, err := NewNotification(method, params)
 	if err != nil {
 		return fmt.Errorf("jsonrpc: encoding the params of %s: %w", method, err)
+	}
+	if c.out != nil {
+		_, err := c.out.Handle(ctx, req)
+		return err
 	}
 	if c.isDone() {
 		return ErrClosed
@@ -500,7 +545,7 @@ func (c *Conn) Resolve(resp *Response) bool {
 	seq := c.st.noteSeq
 	c.mu.Unlock()
 	if ok {
-		ch <- delivery{resp, seq}
+		ch <- delivery{resp: resp, noteSeq: seq}
 	} else {
 		c.log.Debug("jsonrpc: response to an unknown call dropped", "id", resp.ID.String())
 	}

@@ -22,6 +22,7 @@ func (s *Server) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) t
 	base := context.WithValue(context.WithoutCancel(ctx), sessionKey{}, sess)
 	sess.conn = jsonrpc.NewDirectConn(w, &jsonrpc.Options{
 		Handler:         s.handler,
+		Outgoing:        s.opts.Outgoing,
 		Preempter:       &sess.peer,
 		OnCallAbandoned: sess.peer.SendCancelled,
 		MaxConcurrency:  s.opts.MaxConcurrency,
@@ -53,7 +54,7 @@ func (s *Server) ServeStateless(ctx context.Context, req *jsonrpc.Request, w jso
 	if req.IsCall() {
 		ctx = jsonrpc.WithIncomingID(ctx, req.ID)
 	}
-	ctx = withOutbound(ctx, writerOutbound{w})
+	ctx = withOutbound(ctx, writerOutbound{w, s.opts.Outgoing})
 	res, err := s.handleRecovered(ctx, req)
 	if !req.IsCall() {
 		return nil
@@ -79,12 +80,21 @@ func (s *Server) handleRecovered(ctx context.Context, req *jsonrpc.Request) (res
 }
 
 // writerOutbound sends a stateless request's notifications to the writer
-// of its response stream. A stateless request cannot send requests.
-type writerOutbound struct{ w jsonrpc.Writer }
+// of its response stream, through the outgoing middleware. A stateless
+// request cannot send requests.
+type writerOutbound struct {
+	w   jsonrpc.Writer
+	out []jsonrpc.Middleware
+}
 
 func (o writerOutbound) Notify(ctx context.Context, method string, params any) error {
 	n, err := jsonrpc.NewNotification(method, params)
 	if err != nil {
+		return err
+	}
+	if len(o.out) > 0 {
+		send := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) { return nil, o.w.Write(ctx, req) })
+		_, err := jsonrpc.Chain(send, o.out...).Handle(ctx, n)
 		return err
 	}
 	return o.w.Write(ctx, n)

@@ -40,6 +40,12 @@ type Options struct {
 	// Middleware wraps the server's JSON-RPC handler, first outermost.
 	// Use SessionFromContext to learn which session a request belongs to.
 	Middleware []jsonrpc.Middleware
+	// Outgoing wraps what the server sends the client on its own, first
+	// outermost: notifications (log messages, progress, list changes,
+	// resource updates) and requests (elicitation, sampling, roots), in
+	// both eras (see jsonrpc.Options.Outgoing: the wrapped handler sends
+	// the request and returns the raw result of a call).
+	Outgoing []jsonrpc.Middleware
 	// Capabilities, if set, is merged into the capabilities the server
 	// computes from what is registered (Experimental and Extensions are
 	// taken from it, and any capability set here is declared).

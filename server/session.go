@@ -55,6 +55,7 @@ func (s *Server) serve(ctx context.Context, conn transport.Conn) *Session {
 	base := context.WithValue(context.WithoutCancel(ctx), sessionKey{}, sess)
 	sess.conn = jsonrpc.NewConn(conn, &jsonrpc.Options{
 		Handler:         s.handler,
+		Outgoing:        s.opts.Outgoing,
 		Preempter:       &sess.peer,
 		Barrier:         isLifecycle,
 		AcceptBatch:     sess.acceptBatch,
