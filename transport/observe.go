@@ -94,7 +94,8 @@ type Frame struct {
 // An Observer sees frames. ObserveFrame is called from the transport's own
 // goroutines, for frames of every connection the observer was given to,
 // possibly concurrently: it must be safe for concurrent use, and it
-// should return quickly, since the frame waits for it. Frames of one
+// should return quickly, since the frame waits for it. The *Frame and its
+// Raw bytes are valid only during the call: copy what you keep. Frames of one
 // connection in one direction arrive in the order they crossed the wire;
 // a request is observed before its response.
 type Observer interface {
@@ -168,7 +169,8 @@ func (t *FrameTracker) Observe(dir Direction, raw []byte, msg jsonrpc.Message, e
 	if t == nil {
 		return
 	}
-	f := Frame{Time: time.Now(), Direction: dir, Transport: t.transport, Raw: raw, Message: msg, Err: err, HTTPStatus: httpStatus}
+	f := framePool.Get().(*Frame)
+	*f = Frame{Time: time.Now(), Direction: dir, Transport: t.transport, Raw: raw, Message: msg, Err: err, HTTPStatus: httpStatus}
 	t.mu.Lock()
 	f.Session = t.session
 	switch m := msg.(type) {
@@ -192,8 +194,14 @@ func (t *FrameTracker) Observe(dir Direction, raw []byte, msg jsonrpc.Message, e
 		}
 	}
 	t.mu.Unlock()
-	t.obs.ObserveFrame(&f)
+	t.obs.ObserveFrame(f)
+	*f = Frame{}
+	framePool.Put(f)
 }
+
+// framePool recycles the frames handed to observers, which may not keep
+// them.
+var framePool = sync.Pool{New: func() any { return new(Frame) }}
 
 // remember records a request seen in direction dir; t.mu is held.
 func (t *FrameTracker) remember(dir Direction, id jsonrpc.ID, method string, at time.Time) {

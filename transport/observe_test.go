@@ -189,3 +189,18 @@ func TestLogFrames(t *testing.T) {
 		t.Errorf("a disabled logger allocates %v times per frame", n)
 	}
 }
+
+// BenchmarkFrameTracker is the cost of observing one call and its response
+// (two frames) with an observer that looks at each and keeps nothing.
+func BenchmarkFrameTracker(b *testing.B) {
+	var n int
+	tr := NewFrameTracker(ObserverFunc(func(f *Frame) { n += len(f.Method) }), TransportStdio, "")
+	req := &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "tools/call"}
+	resp := &jsonrpc.Response{ID: jsonrpc.Int64ID(1)}
+	raw := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		tr.Observe(Sent, raw, req, nil, 0)
+		tr.Observe(Received, raw, resp, nil, 0)
+	}
+}

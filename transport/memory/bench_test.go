@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // toolsCallParams and toolsCallResult are a small MCP tools/call.
@@ -36,7 +37,17 @@ func BenchmarkMessage(b *testing.B) {
 // two jsonrpc.Conns over the pair: the transport's share of the MCP
 // round trip plus the engine's.
 func BenchmarkRoundTrip(b *testing.B) {
-	c, s := connect(b, &Options{Methods: knownMethods})
+	b.Run("observer=none", func(b *testing.B) { benchRoundTrip(b, nil) })
+	// The cost of seeing the wire: an observer that looks at every frame
+	// (its method and latency) and keeps nothing.
+	var n int
+	b.Run("observer=counting", func(b *testing.B) {
+		benchRoundTrip(b, transport.ObserverFunc(func(f *transport.Frame) { n += len(f.Method) + int(f.Latency&1) }))
+	})
+}
+
+func benchRoundTrip(b *testing.B, obs transport.Observer) {
+	c, s := connect(b, &Options{Methods: knownMethods, Observer: obs})
 	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		return toolsCallResult, nil
 	})
