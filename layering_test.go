@@ -16,30 +16,31 @@ const module = "github.com/mcpwire/mcpwire"
 // trailing "/..." covers a subtree). It is the diagram of docs/design.md.
 // A package missing from the table fails the test: add it deliberately.
 var layers = map[string][]string{
-	"":                         {}, // the module's overview (doc.go)
-	"jsonrpc":                  {},
-	"mcp":                      {"jsonrpc"},
-	"transport":                {"jsonrpc"},
-	"transport/stdio":          {"transport", "mcp", "jsonrpc"},
-	"transport/memory":         {"transport", "mcp", "jsonrpc"},
-	"transport/command":        {"transport", "mcp", "jsonrpc"},
-	"transport/streamable":     {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
-	"transport/sse":            {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
-	"transport/internal/sse":   {"transport", "jsonrpc"},
-	"transport/internal/track": {},
-	"transport/observetest":    {}, // tests only: every transport's observer, end to end
-	"internal/jsonschema":      {},
-	"internal/jsonschema/full": {"internal/jsonschema"},
-	"internal/peer":            {"mcp", "transport", "jsonrpc"},
-	"server":                   {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
-	"server/fullschema":        {"internal/jsonschema/full"},
-	"client":                   {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
-	"auth":                     {"mcp", "jsonrpc"},
-	"store":                    {"mcp", "jsonrpc"},
-	"store/redis":              {"store", "mcp", "jsonrpc"},
-	"mcptest":                  {"server", "client", "transport/...", "mcp", "jsonrpc"},
-	"internal/cli":             {"server", "client", "transport/...", "auth", "store/...", "mcp", "jsonrpc", "internal/jsonschema"},
-	"cmd/mcpwire":              {"internal/cli"},
+	"":                            {}, // the module's overview (doc.go)
+	"jsonrpc":                     {},
+	"mcp":                         {"jsonrpc"},
+	"transport":                   {"jsonrpc"},
+	"transport/stdio":             {"transport", "mcp", "jsonrpc"},
+	"transport/memory":            {"transport", "mcp", "jsonrpc"},
+	"transport/command":           {"transport", "mcp", "jsonrpc"},
+	"transport/streamable":        {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
+	"transport/sse":               {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
+	"transport/internal/sse":      {"transport", "jsonrpc"},
+	"transport/internal/track":    {},
+	"transport/observetest":       {}, // tests only: every transport's observer, end to end
+	"internal/jsonschema":         {},
+	"internal/jsonschema/full":    {"internal/jsonschema"},
+	"internal/peer":               {"mcp", "transport", "jsonrpc"},
+	"server":                      {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
+	"server/fullschema":           {"internal/jsonschema/full"},
+	"client":                      {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
+	"auth":                        {"mcp", "jsonrpc"},
+	"store":                       {"mcp", "jsonrpc"},
+	"store/redis":                 {"store", "mcp", "jsonrpc"},
+	"mcptest":                     {"server", "client", "transport/...", "mcp", "jsonrpc"},
+	"internal/cli":                {"server", "client", "transport/...", "auth", "store/...", "mcp", "jsonrpc", "internal/jsonschema"},
+	"cmd/mcpwire":                 {"internal/cli"},
+	"cmd/mcpwire/internal/frames": {"transport", "jsonrpc"},
 }
 
 // public packages, which examples and conformance programs may use.
