@@ -37,6 +37,23 @@
 // each is reported, as a *DroppedToolError in Tools and a DroppedTools
 // error beside the page from ListTools, never silently.
 //
+// # Structured results
+//
+// A tool may declare an outputSchema; its results then carry
+// structuredContent that conforms to it. The session learns the schemas
+// from tools/list (the latest listing, until a tools/list_changed makes
+// it stale) and checks every result of such a tool: one that does not
+// conform, or lacks structuredContent, is an *OutputSchemaError, which
+// says which values are wrong and still holds the result. Tools without
+// an output schema cost nothing for it.
+//
+// The function CallTool decodes a result into a Go value: from
+// structuredContent, or from the text of an older server's JSON result
+// (a string takes the text as it is). A tool's own failure is then a
+// *ToolError:
+//
+//	f, err := client.CallTool[Forecast](ctx, sess, "forecast", Args{City: "Paris"})
+//
 // # Answering the server
 //
 // Servers may ask the client to sample its model, to ask its user

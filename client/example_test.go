@@ -49,3 +49,40 @@ func Example() {
 	// tool forecast {"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}
 	// Sunny in Paris
 }
+
+// The function CallTool decodes a tool's structured result into a Go
+// value, after the session checked it against the tool's outputSchema
+// (learned from tools/list).
+func ExampleCallTool() {
+	type Forecast struct {
+		City string `json:"city"`
+		High int    `json:"high"`
+	}
+	srv := server.New(mcp.Implementation{Name: "weather", Version: "1.0.0"}, nil)
+	server.AddTool(srv, &mcp.Tool{Name: "forecast", Description: "Tomorrow's weather"},
+		func(ctx context.Context, req *server.Request, in struct {
+			City string `json:"city"`
+		}) (Forecast, error) {
+			return Forecast{City: in.City, High: 24}, nil
+		})
+	ct, st := memory.NewPair(nil)
+	ctx := context.Background()
+	srv.Connect(ctx, st)
+	sess, err := client.New(mcp.Implementation{Name: "example", Version: "1.0.0"}, nil).Connect(ctx, ct)
+	if err != nil {
+		panic(err)
+	}
+	defer sess.Close()
+	for _, err := range sess.Tools(ctx) { // learn the output schemas
+		if err != nil {
+			panic(err)
+		}
+	}
+	f, err := client.CallTool[Forecast](ctx, sess, "forecast", map[string]string{"city": "Paris"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s: %d°C\n", f.City, f.High)
+	// Output:
+	// Paris: 24°C
+}

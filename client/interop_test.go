@@ -72,6 +72,18 @@ func TestReferenceServerEverything(t *testing.T) {
 		t.Errorf("get-sum: %+v, %v", sum, err)
 	}
 
+	// The reference server's structured tool: its result is checked
+	// against the outputSchema it listed (a zod object), then decoded.
+	type weather struct {
+		Temperature float64 `json:"temperature"`
+		Conditions  string  `json:"conditions"`
+		Humidity    float64 `json:"humidity"`
+	}
+	w, err := client.CallTool[weather](ctx, sess, "get-structured-content", map[string]string{"location": "Chicago"})
+	if err != nil || w.Conditions == "" || w.Temperature == 0 {
+		t.Errorf("get-structured-content: %+v, %v", w, err)
+	}
+
 	var first *mcp.Resource
 	for r, err := range sess.Resources(ctx) {
 		if err != nil {

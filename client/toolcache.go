@@ -13,16 +13,19 @@ const DefaultMaxCachedTools = 4096
 // A toolCache is what a session remembers of the server's tools from its
 // tools/list results: a tool's input schema when the transport mirrors
 // its x-mcp-header parameters in headers (the cache is the transport's
-// transport.ToolSchemaLister). Tools that need nothing are not kept.
+// transport.ToolSchemaLister), and its output schema, which tool results
+// are checked against (output.go). Tools that need neither are not kept.
 //
 // It holds at most max tools: past that, a new tool is not remembered
-// (its calls then carry no Mcp-Param-* headers) until
-// notifications/tools/list_changed makes room.
+// (its calls then carry no Mcp-Param-* headers and their results are not
+// checked) until notifications/tools/list_changed makes room.
 //
 // notifications/tools/list_changed invalidates it: what was learned
-// before is stale until the tools are listed again. A stale input schema
-// still gives the transport its headers, as a best guess that the server
-// checks anyway.
+// before is stale until the tools are listed again. A stale output
+// schema is not used (the tool may have changed, and a correct result
+// must not fail against an old schema); a stale input schema still gives
+// the transport its headers, as a best guess that the server checks
+// anyway.
 type toolCache struct {
 	max    int  // bound on len(tools)
 	mirror bool // the transport mirrors x-mcp-header parameters (Streamable HTTP)
@@ -34,8 +37,9 @@ type toolCache struct {
 
 // A cachedTool is what the session knows of one tool.
 type cachedTool struct {
-	gen   uint64          // the generation of the tools/list it came from
-	input json.RawMessage // the input schema, if the tool has header parameters
+	gen    uint64          // the generation of the tools/list it came from
+	input  json.RawMessage // the input schema, if the tool has header parameters
+	output *outputSchema   // the output schema, or nil
 }
 
 // ToolInputSchema returns the input schema of a tool with x-mcp-header
@@ -52,7 +56,8 @@ func (c *toolCache) ToolInputSchema(name string) (json.RawMessage, bool) {
 }
 
 // learn remembers a listed tool: its input schema if headers (it has
-// x-mcp-header parameters the transport mirrors).
+// x-mcp-header parameters the transport mirrors), its output schema if
+// it declares one.
 func (c *toolCache) learn(t *mcp.Tool, headers bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -60,9 +65,12 @@ func (c *toolCache) learn(t *mcp.Tool, headers bool) {
 	if headers {
 		e.input = t.InputSchema
 	}
+	if len(t.OutputSchema) > 0 {
+		e.output = &outputSchema{raw: t.OutputSchema}
+	}
 	_, known := c.tools[t.Name]
 	switch {
-	case e.input == nil:
+	case e.input == nil && e.output == nil:
 		delete(c.tools, t.Name)
 		return
 	case known:

@@ -70,11 +70,24 @@ func (s *Session) Tools(ctx context.Context) iter.Seq2[*mcp.Tool, error] {
 // IsError set, not an error. In the modern era, questions the tool asks
 // are answered with the client's handlers and the call retried, until it
 // completes.
+//
+// When the tool declared an outputSchema in the session's latest
+// tools/list, the result's structuredContent is checked against it: a
+// result that does not conform, or lacks it, is an *OutputSchemaError
+// (which holds the result). See the function CallTool for a call that
+// decodes the structured result into a Go value.
 func (s *Session) CallTool(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	p := *params
-	return rounds[mcp.CallToolResult](ctx, s, mcp.MethodCallTool, &p, &p.Meta, func(r mcp.InputResponses, st string) {
+	res, err := rounds[mcp.CallToolResult](ctx, s, mcp.MethodCallTool, &p, &p.Meta, func(r mcp.InputResponses, st string) {
 		p.InputResponses, p.RequestState = r, st
 	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkOutput(p.Name, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // A DroppedToolError reports a tool that the client removed from a

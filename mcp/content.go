@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Content blocks follow schema/2025-11-25 (ContentBlock and
@@ -323,6 +324,23 @@ func (l *ContentList) UnmarshalJSON(data []byte) error {
 	list, err := decodeContents(data, blockKinds, "a content list")
 	*l = list
 	return err
+}
+
+// Text returns the text of the list's text blocks, joined by newlines:
+// "" when it has none.
+func (l ContentList) Text() string {
+	var b strings.Builder
+	n := 0
+	for _, c := range l {
+		if t, ok := c.(*TextContent); ok {
+			if n > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(t.Text)
+			n++
+		}
+	}
+	return b.String()
 }
 
 func appendContents(b []byte, list []Content) ([]byte, error) {

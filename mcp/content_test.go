@@ -175,3 +175,13 @@ func TestResourceContentsTextOrBlob(t *testing.T) {
 		t.Error("DecodeBase64 accepted garbage")
 	}
 }
+
+func TestContentListText(t *testing.T) {
+	l := ContentList{&TextContent{Text: "a"}, NewImageContent([]byte{1}, "image/png"), &TextContent{Text: "b"}}
+	if got := l.Text(); got != "a\nb" {
+		t.Errorf("Text() = %q", got)
+	}
+	if got := (ContentList{}).Text(); got != "" {
+		t.Errorf("empty: %q", got)
+	}
+}
