@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/mcpwire/mcpwire/internal/cli"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/cli"
 )
 
 func main() {

@@ -1,0 +1,290 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os/exec"
+	"regexp"
+	"sync"
+
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
+	"github.com/mcpwire/mcpwire/transport/command"
+)
+
+// A Link is the way to one server: the transport the client connects
+// over and, for a server process that mcpwire started, how it ended.
+// Connect makes the links of real targets; a test's Link has only a
+// Transport.
+type Link struct {
+	Transport transport.Transport
+	// exit, if not nil, is asked once the session has closed. It tells
+	// how the server process ended, or returns nil if it has not ended or
+	// ended well (status 0 once mcpwire stopped it).
+	exit func() *serverGone
+	// diagnose, if not nil, explains a failed operation in the link's
+	// own words (an HTTP server that cannot be reached, refuses the
+	// request or wants a login), or returns nil when it has nothing to
+	// add. Errors that need the user's login carry exit code 4.
+	diagnose func(err error) error
+	// release, if not nil, frees what the link holds once its session is
+	// closed (idle HTTP connections).
+	release func()
+}
+
+// Connect builds the link to the server t names. It is the one place
+// that knows the kinds of targets: a command to start, or an HTTP
+// endpoint (see connectHTTP). log, if not nil, receives the server's
+// stderr or the HTTP client's diagnostics.
+func Connect(ctx context.Context, t *Target, log *slog.Logger) (*Link, error) {
+	if t.URL != "" {
+		return connectHTTP(t, log)
+	}
+	if len(t.Command) == 0 {
+		return nil, UsageErrorf("no server given")
+	}
+	p := &process{name: t.Command[0]}
+	p.t = command.NewFunc(func() *exec.Cmd {
+		return exec.Command(t.Command[0], t.Command[1:]...)
+	}, &command.Options{Logger: log})
+	return &Link{Transport: p, exit: p.exit}, nil
+}
+
+// dial starts or reaches the server and agrees on a protocol revision.
+// Its errors have exit code 4.
+func (a *App) dial(ctx context.Context, log *slog.Logger) (*client.Session, *Link, error) {
+	l, err := a.Connect(ctx, &a.Global.Target, log)
+	if err != nil {
+		return nil, nil, WithCode(err, ExitConnect)
+	}
+	c := client.New(mcp.Implementation{Name: "mcpwire", Version: Version()}, &client.Options{
+		Version: a.Global.Protocol,
+		Logger:  log,
+	})
+	sess, err := c.Connect(ctx, l.Transport)
+	if err != nil {
+		l.done()
+		var e *ExitError
+		if errors.As(err, &e) {
+			return nil, nil, e
+		}
+		if d := l.explain(err); d != nil {
+			return nil, nil, WithCode(d, ExitConnect)
+		}
+		// Connect has closed the connection: the process has ended.
+		if g := l.gone(); g != nil && g.early {
+			g.when = " before answering"
+			return nil, nil, &ExitError{Code: ExitConnect, Err: g}
+		}
+		return nil, nil, ConnectErrorf("cannot connect to the server: %v", a.describe(err))
+	}
+	if want := a.Global.Protocol; want != "" && sess.ProtocolVersion() != want {
+		got := sess.ProtocolVersion()
+		sess.Close()
+		l.done()
+		return nil, nil, ConnectErrorf("the server does not speak protocol %s (it offered %s)", want, got)
+	}
+	if log != nil {
+		info := sess.ServerInfo()
+		log.Info(fmt.Sprintf("connected to %s %s, protocol %s (%s era)", info.Name, info.Version, sess.ProtocolVersion(), era(sess)))
+	}
+	return sess, l, nil
+}
+
+// explain asks l to explain err, if l can.
+func (l *Link) explain(err error) error {
+	if l.diagnose == nil || err == nil {
+		return nil
+	}
+	return l.diagnose(err)
+}
+
+// done releases what l holds, once its session is closed.
+func (l *Link) done() {
+	if l.release != nil {
+		l.release()
+	}
+}
+
+// gone asks l how the server ended, if l can tell.
+func (l *Link) gone() *serverGone {
+	if l.exit == nil {
+		return nil
+	}
+	return l.exit()
+}
+
+// era names the protocol era of a session.
+func era(s *client.Session) string {
+	if s.IsModern() {
+		return "stateless"
+	}
+	return "stateful"
+}
+
+// WithSession runs f with a session to the server of a.Global.Target,
+// all of it bounded by --timeout, and closes the session. It turns f's
+// errors into the words and exit codes mcpwire reports: a server that
+// went away mid-operation is reported by its exit status and last stderr
+// line, an HTTP server's refusal in the words of its link, a protocol
+// error by the server's message. Errors that already have an exit code
+// (an ExitError) are returned as they are.
+func (a *App) WithSession(ctx context.Context, f func(ctx context.Context, s *client.Session) error) error {
+	if a.Global.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.Global.Timeout)
+		defer cancel()
+	}
+	log := a.Logger()
+	sess, l, err := a.dial(ctx, log)
+	if err != nil {
+		return err
+	}
+	err = f(ctx, sess)
+	sess.Close()
+	l.done()
+	g := l.gone()
+	var e *ExitError
+	var je *jsonrpc.Error
+	switch {
+	case err == nil:
+		if g != nil && log != nil {
+			log.Info(g.Error())
+		}
+		return nil
+	case errors.As(err, &e):
+		return err
+	case g != nil && g.early && !errors.As(err, &je):
+		return Failure(g)
+	}
+	if d := l.explain(err); d != nil {
+		return Failure(d)
+	}
+	return Failure(a.describe(err))
+}
+
+// process is the transport to a server that mcpwire starts: a command
+// transport that keeps the connection, to tell how the process ended.
+type process struct {
+	name string // the program, as given
+	t    *command.Transport
+
+	mu      sync.Mutex
+	conn    *command.Conn
+	closing bool // Close was called: an exit from then on is ours
+	early   bool // the process had exited on its own before Close
+}
+
+// Connect starts the server process.
+func (p *process) Connect(ctx context.Context) (transport.Conn, error) {
+	c, err := p.t.Start(ctx)
+	if err != nil {
+		var ee *exec.Error
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &ee):
+			return nil, ConnectErrorf("cannot start the server %q: %v", p.name, ee.Err)
+		case errors.As(err, &pe):
+			return nil, ConnectErrorf("cannot start the server %q: %v", p.name, pe.Err)
+		}
+		return nil, ConnectErrorf("cannot start the server %q: %v", p.name, trimPrefixes(err.Error()))
+	}
+	p.mu.Lock()
+	p.conn = c
+	p.mu.Unlock()
+	return &processConn{Conn: c, p: p}, nil
+}
+
+// exit tells how the process ended: every failure (a non-zero status, a
+// signal mcpwire did not send), and an exit with status 0 that came
+// before mcpwire closed the connection.
+func (p *process) exit() *serverGone {
+	p.mu.Lock()
+	c, early := p.conn, p.early || !p.closing
+	p.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	select {
+	case <-c.Exited():
+	default:
+		return nil
+	}
+	var ee *command.ExitError
+	switch err := c.ExitError(); {
+	case errors.As(err, &ee):
+		g := serverExit(ee)
+		g.early = early
+		return g
+	case err != nil:
+		return &serverGone{how: "could not be waited for (" + trimPrefixes(err.Error()) + ")", early: early}
+	case early:
+		return &serverGone{how: "exited with status 0", early: true}
+	}
+	return nil
+}
+
+// processConn is the connection to a server process; it notes when Close
+// begins, so that an exit before it is known to be the server's own.
+type processConn struct {
+	*command.Conn
+	p *process
+}
+
+// Close shuts the server down.
+func (c *processConn) Close() error {
+	c.p.mu.Lock()
+	if !c.p.closing {
+		c.p.closing = true
+		select {
+		case <-c.Exited():
+			c.p.early = true
+		default:
+		}
+	}
+	c.p.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// A serverGone reports how a server process ended.
+type serverGone struct {
+	how   string // "exited with status 1"
+	when  string // " before answering", or ""
+	line  string // the last line of its stderr, or ""
+	early bool   // it ended on its own, before mcpwire closed the connection
+}
+
+// Error returns, for example, "the server exited with status 1 before
+// answering: fatal: no config".
+func (e *serverGone) Error() string {
+	s := "the server " + e.how + e.when
+	if e.line != "" {
+		s += ": " + e.line
+	}
+	return s
+}
+
+// goRunExit matches the line "go run" adds when the program it ran
+// failed; the line before it is the program's own.
+var goRunExit = regexp.MustCompile(`^exit status \d+$`)
+
+// serverExit describes a failed server process: its exit status and the
+// last line of its stderr (skipping the one "go run" adds).
+func serverExit(e *command.ExitError) *serverGone {
+	g := &serverGone{how: fmt.Sprintf("exited with status %d", e.ExitCode())}
+	if e.ExitCode() < 0 {
+		g.how = fmt.Sprintf("was stopped (%s)", e.State)
+	}
+	for i := len(e.Stderr) - 1; i >= 0; i-- {
+		if line := e.Stderr[i]; !goRunExit.MatchString(line) || i == 0 {
+			g.line = OneLine(line)
+			break
+		}
+	}
+	return g
+}

@@ -1,0 +1,50 @@
+// Package cli is the mcpwire command-line tool: the root command, which
+// composes the verb families, and Main, the whole of package main.
+//
+// # Layout
+//
+// The command line is one package per verb family, under
+// cmd/mcpwire/internal, apart from the library's own internals:
+//
+//	cli      Main, the root command and its help, the list of families
+//	app      what every verb shares: the App (streams, global flags), the
+//	         target server and the link to it (a command after "--", or
+//	         --url with its headers and stored tokens), WithSession,
+//	         exit codes and the wording of errors, output helpers,
+//	         --verbose logging; and the root's mechanics (NewRoot, RunE)
+//	talk     tools, call, resources, read, prompts, get
+//	login    login, logout, login --status, and the token store's contents
+//	clitest  the test server (in process, over stdio, over HTTP with an
+//	         OAuth authorization server) and the test environments
+//
+// A verb family is a package with a Family function (its help groups
+// and its commands, see app.Family); the list in families adds it to
+// mcpwire. A verb that talks to a server wraps its run in app.RunE
+// (global flags, the server after "--") and app.WithSession (the
+// session, --timeout, errors); a new kind of target is a new case in
+// app.Connect.
+//
+// # Exit codes
+//
+// 0 success, 1 failure, 2 usage, 3 the tool reported an error (isError),
+// 4 the server could not be started or connected, or needs a login.
+// Errors carry their code (app.ExitError); anything else that cobra
+// returns is a usage error. Errors are one line on stderr,
+// "mcpwire: ...".
+//
+// # Tests
+//
+// Each verb package tests its commands against the test server of
+// package clitest, in process over transport/memory, in every protocol
+// era; login's tests run whole command lines against the test server
+// over HTTP behind its authorization server, its browser a function that
+// follows the authorization URL. This package's tests cover what spans
+// the families: help_test.go compares the help of each command with
+// testdata/help/NAME.txt (go test -run TestHelp -update rewrites them),
+// root_test.go the mistakes of a command line, http_test.go every verb
+// over HTTP in both eras and over HTTP+SSE, everything_test.go every verb
+// against the conformance everything-server and the official reference
+// server, and script_test.go runs the testscript scripts of
+// testdata/script, where mcpwire and the test servers are real
+// processes talking over stdio or HTTP (with OAuth in login.txtar).
+package cli

@@ -1,0 +1,196 @@
+package clitest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/transport/stdio"
+)
+
+// The server the tests talk to: in process over transport/memory for the
+// unit tests (see Env), and as the "testserver" program over stdio for
+// the scripts of package cli.
+
+// LogoPNG is a 1x1 PNG image, the contents of test://logo.
+var LogoPNG = []byte{
+	0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d,
+	0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01,
+	0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4, 0x89, 0x00, 0x00, 0x00,
+	0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0,
+	0x1f, 0x00, 0x05, 0x00, 0x01, 0xff, 0x89, 0x99, 0x3d, 0x1d, 0x00, 0x00,
+	0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+}
+
+type echoArgs struct {
+	Text  string `json:"text" jsonschema:"the text to echo"`
+	Times int    `json:"times,omitempty" jsonschema:"how many times to say it"`
+}
+
+type addArgs struct {
+	A int `json:"a" jsonschema:"the first term"`
+	B int `json:"b" jsonschema:"the second term"`
+}
+
+type sum struct {
+	Sum int `json:"sum"`
+}
+
+// SearchSchema is the input schema of the search tool, written by hand
+// to show enums and defaults.
+const SearchSchema = `{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "description": "what to look for"},
+    "limit": {"type": "integer", "description": "at most this many hits", "default": 10},
+    "order": {"type": "string", "enum": ["relevance", "date"]},
+    "tags": {"type": "array", "items": {"type": "string"}}
+  },
+  "required": ["query"]
+}`
+
+// ServerOptions choose the variants of the test server.
+type ServerOptions struct {
+	LegacyOnly bool // serve only the legacy revisions
+	Process    bool // running as its own process: add the crash tool
+}
+
+// NewServer returns the test server: the tools echo, add (structured
+// content), fail (isError), search (a hand-written schema), media (a block
+// of each kind), slow (never answers); the resources test://readme and
+// test://logo and the template test://notes/{id}; the prompts greet and
+// plain.
+func NewServer(o ServerOptions) (*server.Server, error) {
+	var opts server.Options
+	if o.LegacyOnly {
+		for _, v := range mcp.SupportedVersions() {
+			if mcp.IsLegacy(v) {
+				opts.Versions = append(opts.Versions, v)
+			}
+		}
+	}
+	s := server.New(mcp.Implementation{Name: "testserver", Version: "1.0.0"}, &opts)
+	yes := true
+	errs := []error{
+		server.AddTool(s, &mcp.Tool{Name: "echo", Title: "Echo", Description: "Echoes the text back."},
+			func(ctx context.Context, r *server.Request, in echoArgs) (string, error) {
+				n := max(in.Times, 1)
+				return strings.TrimSuffix(strings.Repeat(in.Text+" ", n), " "), nil
+			}),
+		server.AddTool(s, &mcp.Tool{Name: "add", Description: "Adds two integers.\nThe sum is structured content."},
+			func(ctx context.Context, r *server.Request, in addArgs) (sum, error) {
+				return sum{in.A + in.B}, nil
+			}),
+		server.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fails."},
+			func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
+				return "", errors.New("it broke: the disk is full")
+			}),
+		s.AddTool(&mcp.Tool{
+			Name: "search", Description: "Searches the notes.", InputSchema: json.RawMessage(SearchSchema),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: &yes},
+		}, func(ctx context.Context, r *server.Request, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+			var in struct{ Query string }
+			if err := json.Unmarshal(p.Arguments, &in); err != nil {
+				return nil, err
+			}
+			return server.TextResult(fmt.Sprintf("no notes match %q", in.Query)), nil
+		}),
+		server.AddTool(s, &mcp.Tool{Name: "media", Description: "Returns one block of each kind."},
+			func(ctx context.Context, r *server.Request, in struct{}) (*mcp.CallToolResult, error) {
+				size := int64(len(LogoPNG))
+				return &mcp.CallToolResult{Content: mcp.ContentList{
+					&mcp.TextContent{Text: "Here is the logo:"},
+					mcp.NewImageContent(LogoPNG, "image/png"),
+					mcp.NewAudioContent(make([]byte, 1500), "audio/wav"),
+					&mcp.ResourceLink{Resource: mcp.Resource{URI: "test://logo", Name: "logo", MimeType: "image/png", Size: &size}},
+					&mcp.EmbeddedResource{Resource: mcp.ResourceContents{URI: "test://readme", MimeType: "text/plain", Text: "Hello from the test server."}},
+					&mcp.EmbeddedResource{Resource: mcp.NewBlobContents("test://logo", "image/png", LogoPNG)},
+				}}, nil
+			}),
+		server.AddTool(s, &mcp.Tool{Name: "slow", Description: "Never answers."},
+			func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
+				<-ctx.Done()
+				return "", ctx.Err()
+			}),
+		s.AddResource(&mcp.Resource{URI: "test://readme", Name: "readme", Title: "Read me", Description: "What this server is.", MimeType: "text/plain"},
+			func(ctx context.Context, r *server.Request, p *mcp.ReadResourceParams, _ map[string]string) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: p.URI, MimeType: "text/plain", Text: "Hello from the test server.\n"}}}, nil
+			}),
+		s.AddResource(&mcp.Resource{URI: "test://logo", Name: "logo", MimeType: "image/png", Size: new(int64(len(LogoPNG)))},
+			func(ctx context.Context, r *server.Request, p *mcp.ReadResourceParams, _ map[string]string) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{mcp.NewBlobContents(p.URI, "image/png", LogoPNG)}}, nil
+			}),
+		s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://notes/{id}", Name: "note", Description: "One note, by id."},
+			func(ctx context.Context, r *server.Request, p *mcp.ReadResourceParams, vars map[string]string) (*mcp.ReadResourceResult, error) {
+				if vars["id"] == "all" {
+					return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
+						{URI: "test://notes/1", MimeType: "text/plain", Text: "first"},
+						{URI: "test://notes/2", MimeType: "text/plain", Text: "second"},
+					}}, nil
+				}
+				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: p.URI, Text: "note " + vars["id"]}}}, nil
+			}, nil),
+		s.AddPrompt(&mcp.Prompt{Name: "greet", Title: "Greeting", Description: "Greets someone.", Arguments: []mcp.PromptArgument{
+			{Name: "who", Description: "who to greet", Required: true},
+			{Name: "mood", Description: "cheerful or grumpy"},
+		}}, func(ctx context.Context, r *server.Request, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+			greeting := "Hello"
+			if p.Arguments["mood"] == "grumpy" {
+				greeting = "Oh, it's you"
+			}
+			return &mcp.GetPromptResult{Description: "A greeting", Messages: []mcp.PromptMessage{
+				{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: "Greet " + p.Arguments["who"] + "."}},
+				{Role: mcp.RoleAssistant, Content: &mcp.TextContent{Text: greeting + ", " + p.Arguments["who"] + "!"}},
+			}}, nil
+		}, nil),
+		s.AddPrompt(&mcp.Prompt{Name: "plain"}, func(ctx context.Context, r *server.Request, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{
+				{Role: mcp.RoleUser, Content: &mcp.EmbeddedResource{Resource: mcp.ResourceContents{URI: "test://readme", Text: "Hello from the test server."}}},
+			}}, nil
+		}, nil),
+	}
+	if o.Process {
+		errs = append(errs, server.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exits the server."},
+			func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
+				fmt.Fprintln(os.Stderr, "testserver: crashing on purpose")
+				os.Exit(7)
+				return "", nil
+			}))
+	}
+	return s, errors.Join(errs...)
+}
+
+// ServerMain is the "testserver" program of the scripts: the test server
+// over stdio.
+//
+//	testserver [-legacy] [-fail-start] [-chatty]
+func ServerMain() {
+	fs := flag.NewFlagSet("testserver", flag.ExitOnError)
+	legacy := fs.Bool("legacy", false, "serve only the legacy protocol revisions")
+	failStart := fs.Bool("fail-start", false, "fail at once, as a misconfigured server does")
+	chatty := fs.Bool("chatty", false, "write a line to stderr on start")
+	fs.Parse(os.Args[1:])
+	if *failStart {
+		fmt.Fprintln(os.Stderr, "testserver: starting")
+		fmt.Fprintln(os.Stderr, "testserver: cannot open config.toml: no such file")
+		os.Exit(2)
+	}
+	if *chatty {
+		fmt.Fprintln(os.Stderr, "testserver: ready on stdio")
+	}
+	s, err := NewServer(ServerOptions{LegacyOnly: *legacy, Process: true})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testserver:", err)
+		os.Exit(1)
+	}
+	if err := s.Run(context.Background(), stdio.New(nil)); err != nil {
+		fmt.Fprintln(os.Stderr, "testserver:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,109 @@
+package talk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// callOptions are the options of mcpwire call.
+type callOptions struct {
+	Tool      string          // the tool to call
+	Arguments json.RawMessage // its arguments, a JSON object
+}
+
+func newCallCmd(a *app.App, runF func(context.Context, *callOptions) error) *cobra.Command {
+	args := "{}"
+	cmd := &cobra.Command{
+		Use:   "call TOOL [flags] (--url URL | -- COMMAND [ARG...])",
+		Short: "Call a tool",
+		Long: `Call a tool with the arguments of --args, a JSON object, and print its
+result: text as it is, images and audio as a summary line, resources with
+their URI, structured content as indented JSON.
+
+When the tool reports an error (a result with isError), its text goes to
+stderr and mcpwire exits with status 3.
+
+With --json, print the tools/call result.`,
+		Example: `  mcpwire call echo --args '{"text": "hi"}' -- go run ./examples/hello
+  mcpwire call search --args @query.json -- ./server
+  echo '{"n": 3}' | mcpwire call count --args - -- ./server`,
+		GroupID:           groupTools,
+		Args:              app.ServerArgs("TOOL"),
+		ValidArgsFunction: app.CompleteArgs(1),
+		RunE: a.RunE(func(cmd *cobra.Command, pos []string) error {
+			o := &callOptions{Tool: pos[0]}
+			var err error
+			if o.Arguments, err = app.ReadArgs(args, a.Stdin); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runCall(cmd.Context(), a, o)
+		}),
+	}
+	cmd.Flags().Var(app.NamedString(&args, "JSON"), "args", argsUsage)
+	return cmd
+}
+
+// runCall calls the tool and prints its result.
+func runCall(ctx context.Context, a *app.App, o *callOptions) error {
+	return a.WithSession(ctx, func(ctx context.Context, s *client.Session) error {
+		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: o.Tool, Arguments: o.Arguments})
+		if err != nil {
+			return err
+		}
+		if a.Global.JSON {
+			if err := app.WriteJSON(a.Stdout, res); err != nil {
+				return err
+			}
+			if res.IsError {
+				return &app.ExitError{Code: app.ExitToolError, Err: fmt.Errorf("tool %q reported an error", o.Tool)}
+			}
+			return nil
+		}
+		if !res.IsError {
+			return writeToolResult(a.Stdout, res)
+		}
+		var b bytes.Buffer
+		if err := writeToolResult(&b, res); err != nil {
+			return err
+		}
+		if b.Len() == 0 {
+			return &app.ExitError{Code: app.ExitToolError, Err: fmt.Errorf("tool %q reported an error, without a message", o.Tool)}
+		}
+		if _, err := a.Stderr.Write(b.Bytes()); err != nil {
+			return err
+		}
+		return &app.ExitError{Code: app.ExitToolError}
+	})
+}
+
+// writeToolResult writes the content blocks of a tool result, then its
+// structured content, indented. A text block that only repeats the
+// structured content, as the specification asks servers to add for older
+// clients, is left out.
+func writeToolResult(w io.Writer, res *mcp.CallToolResult) error {
+	structured := len(res.StructuredContent) > 0
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok && structured && app.SameJSON([]byte(t.Text), res.StructuredContent) {
+			continue
+		}
+		if err := app.WriteBlock(w, c); err != nil {
+			return err
+		}
+	}
+	if !structured {
+		return nil
+	}
+	return app.WriteText(w, string(app.PrettyJSON(res.StructuredContent)))
+}

@@ -1,0 +1,235 @@
+package talk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/clitest"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// parseCall runs the command line args with mcpwire call only, and
+// returns the options it parsed (nil if it failed) and the exit code.
+func parseCall(t *testing.T, e *clitest.Env, args ...string) (*callOptions, int) {
+	t.Helper()
+	var got *callOptions
+	code := e.ExecuteWith(func(a *app.App) []*cobra.Command {
+		return []*cobra.Command{newCallCmd(a, func(_ context.Context, o *callOptions) error { got = o; return nil })}
+	}, args...)
+	return got, code
+}
+
+func TestCallParse(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "args.json")
+	if err := os.WriteFile(file, []byte("{\n  \"text\": \"from a file\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		want  string // the arguments, compact
+	}{
+		{"default", []string{"call", "echo", "--", "srv"}, "", `{}`},
+		{"inline", []string{"call", "echo", "--args", `{ "text": "hi" }`, "--", "srv"}, "", `{"text":"hi"}`},
+		{"equals", []string{"call", "--args={\"a\":1}", "add", "--", "srv"}, "", `{"a":1}`},
+		{"file", []string{"call", "echo", "--args", "@" + file, "--", "srv"}, "", `{"text":"from a file"}`},
+		{"stdin", []string{"call", "echo", "--args", "-", "--", "srv"}, `{"text": "piped"}`, `{"text":"piped"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEnv(t, clitest.ServerOptions{})
+			e.App.Stdin = strings.NewReader(tt.stdin)
+			got, code := parseCall(t, e, tt.args...)
+			if code != app.ExitOK || got == nil {
+				t.Fatalf("exit %d, stderr %q", code, e.Stderr.String())
+			}
+			if string(got.Arguments) != tt.want {
+				t.Errorf("arguments %s, want %s", got.Arguments, tt.want)
+			}
+		})
+	}
+}
+
+func TestCallParseErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		want  string // the error line
+	}{
+		{"no tool", []string{"call", "--", "srv"}, "",
+			"mcpwire: missing TOOL (usage: mcpwire call TOOL [flags] (--url URL | -- COMMAND [ARG...]))\n"},
+		{"no server", []string{"call", "echo"}, "",
+			"mcpwire: no server given: name its command after -- (as in: mcpwire tools -- go run ./examples/hello) or its URL with --url\n"},
+		{"server without --", []string{"call", "echo", "srv"}, "",
+			"mcpwire: unexpected argument \"srv\": name the server after --, as in: mcpwire call echo -- srv\n"},
+		{"invalid JSON", []string{"call", "echo", "--args", `{"text": }`, "--", "srv"}, "",
+			"mcpwire: --args: invalid JSON at line 1, column 10: invalid character '}' looking for beginning of value\n"},
+		{"truncated JSON", []string{"call", "echo", "--args", `{"text": "hi"`, "--", "srv"}, "",
+			"mcpwire: --args: invalid JSON at the end of the input: unexpected end of JSON input\n"},
+		{"not an object", []string{"call", "echo", "--args", `["hi"]`, "--", "srv"}, "",
+			"mcpwire: --args: want a JSON object, got an array\n"},
+		{"stdin", []string{"call", "echo", "--args", "-", "--", "srv"}, "{\n  \"text\": 'hi'\n}",
+			"mcpwire: --args - (standard input): invalid JSON at line 2, column 11: invalid character '\\'' looking for beginning of value\n"},
+		{"empty stdin", []string{"call", "echo", "--args", "-", "--", "srv"}, "",
+			"mcpwire: --args - (standard input): no JSON given; want an object such as {\"name\": \"value\"}\n"},
+		{"missing file", []string{"call", "echo", "--args", "@/nonexistent/args.json", "--", "srv"}, "",
+			"mcpwire: --args: /nonexistent/args.json: no such file or directory\n"},
+		{"unknown flag", []string{"call", "echo", "--arg", "{}", "--", "srv"}, "",
+			"mcpwire: unknown flag: --arg (see mcpwire call --help)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEnv(t, clitest.ServerOptions{})
+			e.App.Stdin = strings.NewReader(tt.stdin)
+			got, code := parseCall(t, e, tt.args...)
+			if code != app.ExitUsage || got != nil {
+				t.Errorf("exit %d, options %+v; want exit 2", code, got)
+			}
+			clitest.CheckOutput(t, "stderr", e.Stderr.String(), tt.want)
+			clitest.CheckOutput(t, "stdout", e.Stdout.String(), "")
+		})
+	}
+}
+
+func TestRunCall(t *testing.T) {
+	tests := []struct {
+		tool, args, want string
+	}{
+		{"echo", `{"text":"hi","times":2}`, "hi hi\n"},
+		// The text block that repeats the structured content is left out.
+		{"add", `{"a":1,"b":2}`, "{\n  \"sum\": 3\n}\n"},
+		{"media", `{}`, `Here is the logo:
+[image image/png, 70 bytes]
+[audio audio/wav, 1.5 KB]
+[resource link test://logo, image/png, 70 bytes]
+[resource test://readme, text/plain]
+Hello from the test server.
+[resource test://logo, image/png, 70 bytes]
+`},
+	}
+	for _, v := range eras {
+		for _, tt := range tests {
+			t.Run(string(v)+"/"+tt.tool, func(t *testing.T) {
+				e := newTestEnv(t, clitest.ServerOptions{})
+				e.App.Global.Protocol = v
+				if err := runCall(context.Background(), e.App, &callOptions{Tool: tt.tool, Arguments: json.RawMessage(tt.args)}); err != nil {
+					t.Fatal(err)
+				}
+				clitest.CheckOutput(t, "stdout", e.Stdout.String(), tt.want)
+				clitest.CheckOutput(t, "stderr", e.Stderr.String(), "")
+			})
+		}
+	}
+}
+
+// TestRunCallIsError: the tool's text goes to stderr, and the exit code
+// is 3 with nothing more printed.
+func TestRunCallIsError(t *testing.T) {
+	e := newTestEnv(t, clitest.ServerOptions{})
+	err := runCall(context.Background(), e.App, &callOptions{Tool: "fail", Arguments: json.RawMessage(`{}`)})
+	if c := app.ExitCode(err); c != app.ExitToolError || app.Message(err) != "" {
+		t.Errorf("error %v: exit %d, message %q; want exit 3, no message", err, c, app.Message(err))
+	}
+	clitest.CheckOutput(t, "stdout", e.Stdout.String(), "")
+	clitest.CheckOutput(t, "stderr", e.Stderr.String(), "it broke: the disk is full\n")
+}
+
+// TestCallInvalidArguments: arguments the tool's schema rejects are a
+// tool error (the server's validation), exit 3.
+func TestCallInvalidArguments(t *testing.T) {
+	e := newTestEnv(t, clitest.ServerOptions{})
+	code := e.Execute("call", "echo", "--args", `{"text": 5}`, "--", "srv")
+	if code != app.ExitToolError {
+		t.Errorf("exit %d, want 3", code)
+	}
+	if !strings.Contains(e.Stderr.String(), `invalid arguments for tool "echo"`) {
+		t.Errorf("stderr %q", e.Stderr.String())
+	}
+}
+
+func TestRunCallJSON(t *testing.T) {
+	e := newTestEnv(t, clitest.ServerOptions{})
+	e.App.Global.JSON = true
+	e.App.Global.Protocol = mcp.LatestLegacy // no _meta in the result
+	if err := runCall(context.Background(), e.App, &callOptions{Tool: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}); err != nil {
+		t.Fatal(err)
+	}
+	clitest.CheckOutput(t, "stdout", e.Stdout.String(), `{
+  "content": [
+    {
+      "type": "text",
+      "text": "{\"sum\":3}"
+    }
+  ],
+  "structuredContent": {
+    "sum": 3
+  }
+}
+`)
+}
+
+func TestRunCallJSONIsError(t *testing.T) {
+	e := newTestEnv(t, clitest.ServerOptions{})
+	code := e.Execute("call", "fail", "--json", "--protocol", string(mcp.LatestLegacy), "--", "srv")
+	if code != app.ExitToolError {
+		t.Errorf("exit %d, want 3", code)
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(e.Stdout.Bytes(), &res); err != nil || !res.IsError {
+		t.Errorf("stdout %q: %v", e.Stdout.String(), err)
+	}
+	clitest.CheckOutput(t, "stderr", e.Stderr.String(), "mcpwire: tool \"fail\" reported an error\n")
+}
+
+func TestCallUnknownTool(t *testing.T) {
+	for _, v := range eras {
+		t.Run(string(v), func(t *testing.T) {
+			e := newTestEnv(t, clitest.ServerOptions{})
+			e.App.Global.Protocol = v
+			err := runCall(context.Background(), e.App, &callOptions{Tool: "nope", Arguments: json.RawMessage(`{}`)})
+			if app.ExitCode(err) != app.ExitFailure {
+				t.Errorf("exit %d, want 1", app.ExitCode(err))
+			}
+			if got, want := app.Message(err), `server error: Invalid params: unknown tool "nope" (code -32602)`; got != want {
+				t.Errorf("message %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestCallTimeout(t *testing.T) {
+	e := newTestEnv(t, clitest.ServerOptions{})
+	code := e.Execute("call", "slow", "--timeout", "300ms", "--", "srv")
+	if code != app.ExitFailure {
+		t.Errorf("exit %d, want 1", code)
+	}
+	clitest.CheckOutput(t, "stderr", e.Stderr.String(), "mcpwire: timed out after 300ms (see --timeout)\n")
+}
+
+// TestWriteToolResult: text that repeats the structured content is left
+// out; other text stays; structured content comes last, indented.
+func TestWriteToolResult(t *testing.T) {
+	var b bytes.Buffer
+	err := writeToolResult(&b, &mcp.CallToolResult{
+		Content: mcp.ContentList{
+			&mcp.TextContent{Text: "Found 1 city."},
+			&mcp.TextContent{Text: `{"cities": ["Paris"]}`},
+		},
+		StructuredContent: json.RawMessage(`{"cities":["Paris"]}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clitest.CheckOutput(t, "result", b.String(), "Found 1 city.\n{\n  \"cities\": [\n    \"Paris\"\n  ]\n}\n")
+}
