@@ -241,7 +241,7 @@ func runLogin(ctx context.Context, a *app.App, o *loginOptions) error {
 	defer tr.CloseIdleConnections()
 	tok, err := tr.Login(ctx, o.URL, scopes...)
 	if err != nil {
-		return loginError(err, o, a)
+		return loginError(ctx, err, o)
 	}
 	// Later commands renew the token without these options: keep the
 	// client that obtained it where they look for it.
@@ -265,12 +265,17 @@ func runLogin(ctx context.Context, a *app.App, o *loginOptions) error {
 	return writeStatus(a.Stdout, "Logged in to "+o.URL+".\n\n", o.Store, st, a.Now())
 }
 
-// loginError words the failure of a login.
-func loginError(err error, o *loginOptions, a *app.App) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		if errors.Is(err, context.DeadlineExceeded) && o.Timeout > 0 {
+// loginError words the failure of a login whose context is ctx. Once
+// ctx's deadline has passed, the login timed out, whatever err says: the
+// loopback authorizer's own timer, as long as --timeout, may fire first.
+func loginError(ctx context.Context, err error, o *loginOptions) error {
+	deadline, ok := ctx.Deadline()
+	if (ok && !time.Now().Before(deadline)) || errors.Is(err, context.DeadlineExceeded) {
+		if o.Timeout > 0 {
 			return fmt.Errorf("login timed out after %s (see --timeout)", o.Timeout)
 		}
+	}
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return errors.New("login interrupted")
 	}
 	if d := app.DescribeNetError(err, o.URL); d != nil {

@@ -3,6 +3,7 @@ package login
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -178,6 +179,21 @@ func TestLoginTimeout(t *testing.T) {
 	c.Fails(app.ExitFailure, "mcpwire: login timed out after 300ms (see --timeout)", "login", "--url", s.URL, "--no-browser", "--timeout", "300ms")
 	if toks, _ := readTokens(c.Store); len(toks) != 0 {
 		t.Errorf("stored %v", toks)
+	}
+}
+
+// TestLoginTimeoutAuthorizerFirst: when the loopback authorizer's own
+// timer (as long as --timeout, started a little later) ends the wait
+// before the login's context notices its deadline, the login still timed
+// out: TestLoginTimeout failed about 1 run in 30 with "no authorization
+// response within 300ms".
+func TestLoginTimeoutAuthorizerFirst(t *testing.T) {
+	o := &loginOptions{URL: "http://127.0.0.1:1/mcp", Timeout: 300 * time.Millisecond}
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+	defer cancel()
+	err := loginError(ctx, errors.New("authorization: auth: no authorization response within 300ms"), o)
+	if got, want := app.Message(err), "login timed out after 300ms (see --timeout)"; got != want {
+		t.Errorf("message %q, want %q", got, want)
 	}
 }
 
