@@ -133,6 +133,7 @@ func TestBatchAnsweredWhateverBecomesOfItsCalls(t *testing.T) {
 		{"jsonrpc":"2.0","id":4,"method":"cancelled while queued"},
 		{"jsonrpc":"2.0","id":5,"method":"ok"},
 		{"jsonrpc":"2.0","id":6,"method":"refused"},
+		{"jsonrpc":"2.0","method":"a notification"},
 		{"jsonrpc":"2.0","id":7,"method":"refused too"}
 	]`)
 	<-started

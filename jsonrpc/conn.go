@@ -34,9 +34,10 @@ type Stream interface {
 
 // Defaults for Options.
 const (
-	DefaultMaxConcurrency = 64
-	DefaultMaxQueue       = 1024
-	DefaultDrainTimeout   = 5 * time.Second
+	DefaultMaxConcurrency         = 64
+	DefaultMaxQueue               = 1024
+	DefaultMaxQueuedNotifications = 4096
+	DefaultDrainTimeout           = 5 * time.Second
 )
 
 // Options configure a Conn. A nil *Options, and every zero field, mean the
@@ -49,9 +50,15 @@ type Options struct {
 	Preempter Preempter
 	// MaxConcurrency bounds the calls handled at once. Default 64.
 	MaxConcurrency int
-	// MaxQueue bounds the messages waiting for a handler; calls beyond it
+	// MaxQueue bounds the calls waiting for a handler; calls beyond it
 	// are answered at once with CodeOverloaded. Default 1024.
 	MaxQueue int
+	// MaxQueuedNotifications bounds the notifications waiting for their
+	// handler. A notification cannot be refused, and the reader never
+	// waits for a handler (see the package overview): a peer that sends
+	// one more ends the connection with ErrTooManyNotifications. Default
+	// 4096.
+	MaxQueuedNotifications int
 	// AcceptBatch reports whether a batch may be received now. Nil
 	// accepts batches, as JSON-RPC 2.0 requires; a refused batch is
 	// answered with one CodeInvalidRequest error.
@@ -132,6 +139,9 @@ type state struct {
 	one         *incoming            // an incoming call not yet answered, queued or running
 	active      map[ID]*incoming     // the others (see activeAdd); made with the first
 	queue       []*incoming          // messages waiting for the dispatcher, in arrival order
+	queuedCalls int                  // calls in queue
+	queuedNotes int                  // notifications in queue
+	stalled     bool                 // the dispatcher waits for capacity for the head of queue
 	running     int                  // calls whose handler is running
 	idleWorkers int                  // workers waiting for a call (see nextCall)
 	dispatching bool                 // a dispatcher goroutine is live
@@ -200,7 +210,9 @@ func (st *state) activeEach(f func(*incoming)) {
 type delivery struct {
 	resp    *Response
 	noteSeq uint64
-	err     error // the outcome of a call made through Options.Outgoing
+	// err, when there is no response, says why: the connection ended
+	// (closedBy), or the outcome of a call made through Options.Outgoing.
+	err error
 }
 
 // incoming is a received request on its way through the engine. It is
@@ -267,6 +279,9 @@ func newConn(w Writer, opts *Options) *Conn {
 	}
 	if o.MaxQueue <= 0 {
 		o.MaxQueue = DefaultMaxQueue
+	}
+	if o.MaxQueuedNotifications <= 0 {
+		o.MaxQueuedNotifications = DefaultMaxQueuedNotifications
 	}
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = DefaultDrainTimeout
@@ -431,14 +446,20 @@ func (p *Pending) Wait(ctx context.Context) (json.RawMessage, error) {
 }
 
 // awaitNotifications waits until the notifications queued up to seq have
-// been handled, except the one whose handler is making the call (and
-// those after it), which would never finish otherwise.
+// been handled, except those that could wait for the caller itself and
+// would never be handled then: the notification whose handler is making
+// the call (and those after it), and, for a call's handler, which holds
+// a slot, notifications queued behind a call or barrier waiting for
+// capacity (the dispatcher is stalled).
 func (c *Conn) awaitNotifications(ctx context.Context, seq uint64) {
-	if ic, ok := ctx.Value(incomingKey).(*incoming); ok && ic.conn == c && ic.seq > 0 && ic.seq <= seq {
+	ic, _ := ctx.Value(incomingKey).(*incoming)
+	mine := ic != nil && ic.conn == c
+	if mine && ic.seq > 0 && ic.seq <= seq {
 		seq = ic.seq - 1
 	}
+	holdsSlot := mine && ic.req.IsCall()
 	c.mu.Lock()
-	for c.st.doneSeq < seq && !c.st.aborted && !c.st.inputDone {
+	for c.st.doneSeq < seq && !c.st.aborted && !c.st.inputDone && !(holdsSlot && c.st.stalled) {
 		c.avail.Wait()
 	}
 	c.mu.Unlock()

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -39,19 +40,32 @@ func (c *Conn) answerDecodeError(err error) bool {
 // readerGone records the end of the input: no response can arrive any
 // more, so outstanding calls fail now, and the connection drains.
 func (c *Conn) readerGone(err error) {
-	c.mu.Lock()
-	pending := c.st.pending
-	c.st.pending = make(map[ID]chan delivery)
-	c.st.inputDone = true
-	c.avail.Broadcast()
-	c.mu.Unlock()
-	for _, ch := range pending {
-		ch <- delivery{}
-	}
 	if errors.Is(err, io.EOF) || errors.Is(err, ErrClosed) {
 		err = io.EOF
 	}
+	c.mu.Lock()
+	cause := err
+	if c.st.closing {
+		cause = c.st.cause // why we closed the stream
+	}
+	c.failPendingLocked(cause)
+	c.mu.Unlock()
 	c.shutdown(err)
+}
+
+// failPendingLocked fails every outstanding call: the connection ended
+// because of cause, and no response can arrive any more.
+func (c *Conn) failPendingLocked(cause error) {
+	c.st.inputDone = true
+	c.avail.Broadcast()
+	if len(c.st.pending) == 0 {
+		return
+	}
+	err := closedBy(cause)
+	for id, ch := range c.st.pending {
+		ch <- delivery{err: err} // buffered, and each call is delivered once
+		delete(c.st.pending, id)
+	}
 }
 
 // receive routes one message read from the stream.
@@ -80,19 +94,28 @@ func (c *Conn) receiveRequest(req *Request, batch *batchReply) {
 	c.receiveCall(req, batch, false)
 }
 
-// receiveNotification queues a notification, unless it preempts.
+// receiveNotification queues a notification, unless it preempts. It
+// never waits: the reader must go on reading responses and cancellations
+// whatever the handlers do, since a handler may wait for them. A peer
+// that gets more than MaxQueuedNotifications ahead of the handlers ends
+// the connection.
 func (c *Conn) receiveNotification(req *Request) {
 	if c.preempter != nil && c.preempter.Preempt(c.base, req) {
 		return
 	}
 	ic := &incoming{conn: c, req: req, barrier: c.isBarrier(req)}
 	c.mu.Lock()
-	for len(c.st.queue) >= c.opts.MaxQueue && !c.st.closing {
-		c.avail.Wait() // backpressure: notifications are never dropped
-	}
 	if c.st.closing {
 		c.mu.Unlock()
 		c.log.Debug("jsonrpc: notification dropped: closing", "method", req.Method)
+		return
+	}
+	if max := c.opts.MaxQueuedNotifications; c.st.queuedNotes >= max {
+		c.mu.Unlock()
+		err := fmt.Errorf("%w: more than %d are waiting for their handler (Options.MaxQueuedNotifications)", ErrTooManyNotifications, max)
+		c.log.Error("jsonrpc: closing the connection: the peer sends notifications faster than they are handled",
+			"limit", max, "option", "MaxQueuedNotifications", "method", req.Method)
+		c.shutdown(err)
 		return
 	}
 	c.st.noteSeq++
@@ -113,8 +136,8 @@ func (c *Conn) receiveCall(req *Request, batch *batchReply, inline bool) {
 		refuse = NewError(CodeConnectionClosed, "Connection closing")
 	case c.st.activeGet(req.ID) != nil:
 		refuse = Errorf(CodeInvalidRequest, "Invalid Request: id %s is already in use", req.ID)
-	case len(c.st.queue) >= c.opts.MaxQueue:
-		refuse = Errorf(CodeOverloaded, "Too many requests: %d are already waiting", len(c.st.queue))
+	case c.st.queuedCalls >= c.opts.MaxQueue:
+		refuse = Errorf(CodeOverloaded, "Too many requests: %d are already waiting", c.st.queuedCalls)
 	}
 	if refuse != nil {
 		c.mu.Unlock()
@@ -278,6 +301,11 @@ func (c *Conn) send(m Message) {
 // idle connection holds no goroutine for them.
 func (c *Conn) enqueueLocked(ic *incoming) {
 	c.st.queue = append(c.st.queue, ic)
+	if ic.req.IsCall() {
+		c.st.queuedCalls++
+	} else {
+		c.st.queuedNotes++
+	}
 	if !c.st.dispatching {
 		c.st.dispatching = true
 		c.wg.Add(1)
@@ -294,19 +322,25 @@ func (c *Conn) dispatch() {
 	for len(c.st.queue) > 0 {
 		ic := c.st.queue[0]
 		// Wait for the capacity ic needs; a cancellation (CancelIncoming
-		// broadcasts) or the drain timeout ends the wait.
-		switch {
-		case ic.barrier:
-			for c.st.running > 0 && !c.st.aborted && !ic.cancelled {
-				c.avail.Wait()
+		// broadcasts) or the drain timeout ends the wait. Meanwhile the
+		// dispatcher is stalled: a call's handler waiting for queued
+		// notifications stops waiting (awaitNotifications), since it
+		// may hold the capacity.
+		for c.needsCapacityLocked(ic) && !c.st.aborted && !ic.cancelled {
+			if !c.st.stalled {
+				c.st.stalled = true
+				c.avail.Broadcast()
 			}
-		case ic.req.IsCall():
-			for c.st.running >= c.opts.MaxConcurrency && !c.st.aborted && !ic.cancelled {
-				c.avail.Wait()
-			}
+			c.avail.Wait()
 		}
+		c.st.stalled = false
 		c.st.queue[0] = nil
 		c.st.queue = c.st.queue[1:]
+		if ic.req.IsCall() {
+			c.st.queuedCalls--
+		} else {
+			c.st.queuedNotes--
+		}
 		if len(c.st.queue) == 0 {
 			c.st.queue = nil
 		}
@@ -355,6 +389,19 @@ func (c *Conn) dispatch() {
 	}
 	c.st.dispatching = false
 	c.avail.Broadcast()
+}
+
+// needsCapacityLocked reports whether the queued ic must wait before it
+// starts: a barrier until no call runs, a call until one ends if
+// MaxConcurrency are running.
+func (c *Conn) needsCapacityLocked(ic *incoming) bool {
+	switch {
+	case ic.barrier:
+		return c.st.running > 0
+	case ic.req.IsCall():
+		return c.st.running >= c.opts.MaxConcurrency
+	}
+	return false
 }
 
 // noteDoneLocked records that a queued notification has been handled.
@@ -517,14 +564,8 @@ func (c *Conn) drain() {
 		c.closeErr = c.stream.Close()
 	}
 	c.mu.Lock()
-	pending := c.st.pending
-	c.st.pending = make(map[ID]chan delivery)
-	c.st.inputDone = true
-	c.avail.Broadcast()
+	c.failPendingLocked(c.st.cause)
 	c.mu.Unlock()
-	for _, ch := range pending {
-		ch <- delivery{}
-	}
 	finished := make(chan struct{})
 	go func() { c.wg.Wait(); close(finished) }()
 	select {

@@ -69,7 +69,7 @@
 //     message that arrives after a notification is not handled before that
 //     notification's handler has returned.
 //   - Calls run concurrently, up to Options.MaxConcurrency at once; further
-//     messages wait in an ordered queue of at most Options.MaxQueue, and
+//     calls wait in the ordered queue, at most Options.MaxQueue of them, and
 //     calls beyond that are refused at once with CodeOverloaded.
 //   - Lifecycle messages (Options.Barrier) are barriers: a barrier starts
 //     when every call before it has finished, and nothing after it starts
@@ -78,6 +78,23 @@
 //     the Preempter on the read path and never wait behind the queue.
 //     CancelIncoming drops a queued call or cancels a running one; a
 //     cancelled call gets no response.
+//   - The reader never waits for a handler. Responses are resolved on the
+//     read path too, so a handler that waits for the peer (a notification
+//     handler that calls it, a call that runs until it is cancelled)
+//     always gets what it waits for, however many messages are queued.
+//     Notifications wait in the queue, at most
+//     Options.MaxQueuedNotifications of them. A notification cannot be
+//     refused, and reading must go on, so a peer that gets further ahead
+//     of the handlers than that ends the connection: the error
+//     (ErrTooManyNotifications, naming the limit) is logged, returned by
+//     Wait and given to the calls outstanding. No notification is ever
+//     dropped silently.
+//   - A call returns once the notifications received before its response
+//     have been handled (the log messages of the call, for instance),
+//     except those that could be waiting for the caller itself: the
+//     notification whose handler makes the call and those after it, and,
+//     for a call made by a call's handler, notifications queued behind a
+//     call or barrier that waits for capacity.
 //   - Writes are serialized: the engine never calls Writer.Write
 //     concurrently.
 //   - Every goroutine has an owner: the connection starts the reader, the

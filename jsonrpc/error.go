@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 )
 
 // A Code is a JSON-RPC error code. Compare codes, never messages.
@@ -177,5 +179,33 @@ func toWireError(err error) *Error {
 
 // ErrClosed is returned by operations on a closed connection.
 var ErrClosed = errors.New("jsonrpc: connection closed")
+
+// ErrTooManyNotifications is why a connection ends when its peer sends
+// notifications faster than they are handled, beyond
+// Options.MaxQueuedNotifications. Calls outstanding then fail with an
+// error for which errors.Is reports both it and ErrClosed.
+var ErrTooManyNotifications = errors.New("jsonrpc: the peer sends notifications faster than they are handled")
+
+// closedError is the error of a call outstanding when the connection
+// ended for a reason other than Close or the end of the input: it is
+// ErrClosed, with that reason.
+type closedError struct{ cause error }
+
+func (e *closedError) Error() string {
+	return "jsonrpc: connection closed: " + strings.TrimPrefix(e.cause.Error(), "jsonrpc: ")
+}
+
+func (e *closedError) Is(target error) bool { return target == ErrClosed }
+
+func (e *closedError) Unwrap() error { return e.cause }
+
+// closedBy returns the error of a call outstanding when the connection
+// ended because of cause.
+func closedBy(cause error) error {
+	if cause == nil || errors.Is(cause, ErrClosed) || errors.Is(cause, io.EOF) {
+		return ErrClosed
+	}
+	return &closedError{cause}
+}
 
 var errInvalidID = errors.New("jsonrpc: id must be a string or an integer")
