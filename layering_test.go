@@ -38,6 +38,7 @@ var layers = map[string][]string{
 	"store":                       {"mcp", "jsonrpc"},
 	"store/redis":                 {"store", "mcp", "jsonrpc"},
 	"mcptest":                     {"server", "client", "transport/...", "mcp", "jsonrpc"},
+	"servers/git":                 {"server", "mcp"},
 	"cmd/mcpwire":                 {"cmd/mcpwire/internal/cli"},
 	"cmd/mcpwire/internal/frames": {"transport", "jsonrpc"},
 }
@@ -65,7 +66,7 @@ func init() {
 }
 
 // public packages, which examples and conformance programs may use.
-var public = []string{"jsonrpc", "mcp", "transport/...", "server", "server/fullschema", "client", "auth", "store/...", "mcptest"}
+var public = []string{"jsonrpc", "mcp", "transport/...", "server", "server/fullschema", "client", "auth", "store/...", "mcptest", "servers/..."}
 
 // stdlibOnly lists packages that may import nothing outside the standard
 // library and the module: the core every user links.

@@ -1,0 +1,53 @@
+package git
+
+// The tools' input schemas, written out so that each property says what
+// it means, its default and its bounds. The property names are the
+// official server's; repo_path may be left out, and names the served
+// repository when given.
+
+const repoPathProp = `"repo_path":{"type":"string","description":"Path to the Git repository: the served repository's top directory (the default when left out)"}`
+
+const (
+	schemaRepoOnly = `{"type":"object","properties":{` + repoPathProp + `},"additionalProperties":false}`
+
+	contextProp = `"context_lines":{"type":["integer","null"],"minimum":0,"default":3,"description":"Number of context lines to show around each change (default 3)"}`
+
+	schemaDiff = `{"type":"object","properties":{` + repoPathProp + `,` + contextProp + `},"additionalProperties":false}`
+
+	schemaDiffTarget = `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"target":{"type":"string","minLength":1,"description":"Branch, tag or commit to compare the working tree with"},` +
+		contextProp + `},"required":["target"],"additionalProperties":false}`
+
+	schemaCommit = `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"message":{"type":"string","minLength":1,"description":"Commit message"}},"required":["message"],"additionalProperties":false}`
+
+	schemaAdd = `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"files":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"Paths to stage, relative to the repository's top directory (or absolute inside it); \".\" stages everything. Paths are literal: no glob patterns"}},"required":["files"],"additionalProperties":false}`
+
+	timestampDoc = `Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')`
+
+	schemaLog = `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"max_count":{"type":["integer","null"],"minimum":1,"default":10,"description":"Maximum number of commits to show (default 10)"},` +
+		`"start_timestamp":{"type":["string","null"],"description":"Start timestamp for filtering commits. ` + timestampDoc + `"},` +
+		`"end_timestamp":{"type":["string","null"],"description":"End timestamp for filtering commits. ` + timestampDoc + `"}},"additionalProperties":false}`
+
+	schemaLogOutput = `{"type":"object","properties":{"commits":{"type":"array","items":{"type":"object","properties":{` +
+		`"hash":{"type":"string"},"author":{"type":"string"},"email":{"type":"string"},` +
+		`"date":{"type":"string","description":"author date, ISO 8601"},"message":{"type":"string"}},` +
+		`"required":["hash","author","email","date","message"]}}},"required":["commits"]}`
+
+	schemaCreateBranch = `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"branch_name":{"type":"string","minLength":1,"description":"Name of the new branch"},` +
+		`"base_branch":{"type":["string","null"],"description":"Branch or tag to start from (defaults to the current branch)"}},"required":["branch_name"],"additionalProperties":false}`
+
+	schemaCheckout = `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"branch_name":{"type":"string","minLength":1,"description":"Name of the branch (or commit) to check out"}},"required":["branch_name"],"additionalProperties":false}`
+
+	schemaShow = `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"revision":{"type":"string","minLength":1,"description":"The revision (commit hash, branch name, tag) to show"}},"required":["revision"],"additionalProperties":false}`
+
+	schemaBranch = `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"branch_type":{"type":"string","enum":["local","remote","all"],"default":"local","description":"Whether to list local branches ('local'), remote branches ('remote') or all branches ('all')"},` +
+		`"contains":{"type":["string","null"],"description":"The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified"},` +
+		`"not_contains":{"type":["string","null"],"description":"The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified"}},"additionalProperties":false}`
+)

@@ -1,0 +1,299 @@
+package git
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/server"
+)
+
+// The names of the tools, as the official server names them.
+const (
+	ToolStatus         = "git_status"
+	ToolDiffUnstaged   = "git_diff_unstaged"
+	ToolDiffStaged     = "git_diff_staged"
+	ToolDiff           = "git_diff"
+	ToolCommit         = "git_commit"
+	ToolAdd            = "git_add"
+	ToolReset          = "git_reset"
+	ToolLog            = "git_log"
+	ToolCreateBranch   = "git_create_branch"
+	ToolCheckout       = "git_checkout"
+	ToolShow           = "git_show"
+	ToolBranch         = "git_branch"
+	defaultContext     = 3
+	defaultLogMaxCount = 10
+)
+
+type repoArgs struct {
+	RepoPath string `json:"repo_path,omitempty"`
+}
+
+type diffArgs struct {
+	RepoPath     string `json:"repo_path,omitempty"`
+	Target       string `json:"target,omitempty"`
+	ContextLines *int   `json:"context_lines,omitempty"`
+}
+
+type commitArgs struct {
+	RepoPath string `json:"repo_path,omitempty"`
+	Message  string `json:"message"`
+}
+
+type addArgs struct {
+	RepoPath string   `json:"repo_path,omitempty"`
+	Files    []string `json:"files"`
+}
+
+type logArgs struct {
+	RepoPath       string `json:"repo_path,omitempty"`
+	MaxCount       *int   `json:"max_count,omitempty"`
+	StartTimestamp string `json:"start_timestamp,omitempty"`
+	EndTimestamp   string `json:"end_timestamp,omitempty"`
+}
+
+type branchNameArgs struct {
+	RepoPath   string `json:"repo_path,omitempty"`
+	BranchName string `json:"branch_name"`
+	BaseBranch string `json:"base_branch,omitempty"`
+}
+
+type showArgs struct {
+	RepoPath string `json:"repo_path,omitempty"`
+	Revision string `json:"revision"`
+}
+
+type branchArgs struct {
+	RepoPath    string `json:"repo_path,omitempty"`
+	BranchType  string `json:"branch_type,omitempty"`
+	Contains    string `json:"contains,omitempty"`
+	NotContains string `json:"not_contains,omitempty"`
+}
+
+// A Commit is one entry of git_log's structured result.
+type Commit struct {
+	Hash    string `json:"hash"`
+	Author  string `json:"author"`
+	Email   string `json:"email"`
+	Date    string `json:"date"` // the author date, ISO 8601
+	Message string `json:"message"`
+}
+
+// LogResult is git_log's structured result.
+type LogResult struct {
+	Commits []Commit `json:"commits"`
+}
+
+func hints(readOnly, destructive, idempotent bool) *mcp.ToolAnnotations {
+	f := false
+	return &mcp.ToolAnnotations{ReadOnlyHint: &readOnly, DestructiveHint: &destructive, IdempotentHint: &idempotent, OpenWorldHint: &f}
+}
+
+// Register adds the twelve git tools to srv, working on r.
+func (r *Repository) Register(srv *server.Server) error {
+	ro := hints(true, false, true)
+	return errors.Join(
+		server.AddTool(srv, tool(ToolStatus, "Git status", "Shows the working tree status", schemaRepoOnly, ro), r.status),
+		server.AddTool(srv, tool(ToolDiffUnstaged, "Git diff (unstaged)", "Shows changes in the working directory that are not yet staged", schemaDiff, ro), r.diffUnstaged),
+		server.AddTool(srv, tool(ToolDiffStaged, "Git diff (staged)", "Shows changes that are staged for commit", schemaDiff, ro), r.diffStaged),
+		server.AddTool(srv, tool(ToolDiff, "Git diff", "Shows differences between branches or commits", schemaDiffTarget, ro), r.diff),
+		server.AddTool(srv, tool(ToolCommit, "Git commit", "Records changes to the repository", schemaCommit, hints(false, false, false)), r.commit),
+		server.AddTool(srv, tool(ToolAdd, "Git add", "Adds file contents to the staging area", schemaAdd, hints(false, false, true)), r.add),
+		server.AddTool(srv, tool(ToolReset, "Git reset", "Unstages all staged changes", schemaRepoOnly, hints(false, true, true)), r.reset),
+		server.AddTool(srv, withOutput(tool(ToolLog, "Git log", "Shows the commit logs", schemaLog, ro), schemaLogOutput), r.log),
+		server.AddTool(srv, tool(ToolCreateBranch, "Git create branch", "Creates a new branch from an optional base branch", schemaCreateBranch, hints(false, false, false)), r.createBranch),
+		server.AddTool(srv, tool(ToolCheckout, "Git checkout", "Switches branches", schemaCheckout, hints(false, false, false)), r.checkout),
+		server.AddTool(srv, tool(ToolShow, "Git show", "Shows the contents of a commit", schemaShow, ro), r.show),
+		server.AddTool(srv, tool(ToolBranch, "Git branches", "List Git branches", schemaBranch, ro), r.branch),
+	)
+}
+
+func tool(name, title, desc, schema string, a *mcp.ToolAnnotations) *mcp.Tool {
+	return &mcp.Tool{Name: name, Title: title, Description: desc, InputSchema: json.RawMessage(schema), Annotations: a}
+}
+
+func withOutput(t *mcp.Tool, schema string) *mcp.Tool {
+	t.OutputSchema = json.RawMessage(schema)
+	return t
+}
+
+// text builds a tool's text: prefix, git's output less one final newline
+// (as the official server shows it), and a note when the output was cut.
+func (r *Repository) text(prefix string, out output) *mcp.CallToolResult {
+	if !out.cut {
+		return server.TextResult(prefix + strings.TrimSuffix(out.text, "\n"))
+	}
+	return server.TextResult(prefix + validPrefix(out.text) + r.cutNote())
+}
+
+func (r *Repository) cutNote() string {
+	return fmt.Sprintf("\n\n[output cut at %d bytes, the server's limit: ask for less, for example fewer commits or fewer context lines]", r.maxOutput)
+}
+
+// validPrefix drops an incomplete UTF-8 sequence that a cut left at the
+// end of s.
+func validPrefix(s string) string {
+	for i := 0; i < utf8.UTFMax && len(s) > 0; i++ {
+		if r, size := utf8.DecodeLastRuneInString(s); r != utf8.RuneError || size > 1 {
+			return s
+		}
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func (r *Repository) status(ctx context.Context, _ *server.Request, in repoArgs) (*mcp.CallToolResult, error) {
+	if err := r.checkRepoPath(in.RepoPath); err != nil {
+		return nil, err
+	}
+	out, err := r.run(ctx, nil, r.maxOutput, "status")
+	if err != nil {
+		return nil, err
+	}
+	return r.text("Repository status:\n", out), nil
+}
+
+// contextLines checks context_lines and returns git's --unified option.
+func (r *Repository) contextLines(n *int) (string, error) {
+	lines := defaultContext
+	if n != nil {
+		lines = *n
+	}
+	if lines < 0 || lines > r.maxContextLines {
+		return "", fmt.Errorf("context_lines must be between 0 and %d, not %d", r.maxContextLines, lines)
+	}
+	return "--unified=" + strconv.Itoa(lines), nil
+}
+
+func (r *Repository) diffUnstaged(ctx context.Context, _ *server.Request, in diffArgs) (*mcp.CallToolResult, error) {
+	return r.diffTool(ctx, in, "Unstaged changes:\n")
+}
+
+func (r *Repository) diffStaged(ctx context.Context, _ *server.Request, in diffArgs) (*mcp.CallToolResult, error) {
+	return r.diffTool(ctx, in, "Staged changes:\n", "--cached")
+}
+
+func (r *Repository) diffTool(ctx context.Context, in diffArgs, prefix string, extra ...string) (*mcp.CallToolResult, error) {
+	if err := r.checkRepoPath(in.RepoPath); err != nil {
+		return nil, err
+	}
+	unified, err := r.contextLines(in.ContextLines)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"diff", "--no-ext-diff", unified}, extra...)
+	out, err := r.run(ctx, nil, r.maxOutput, append(args, "--")...)
+	if err != nil {
+		return nil, err
+	}
+	return r.text(prefix, out), nil
+}
+
+// resolve checks a revision given by the client and returns the object
+// name git resolves it to (peeled to a commit when peel is set), so that
+// only a hexadecimal object name ever reaches the command that uses it.
+func (r *Repository) resolve(ctx context.Context, what, rev string, peel bool) (string, error) {
+	if err := checkValue(what, rev); err != nil {
+		return "", err
+	}
+	spec := rev
+	if peel {
+		spec += "^{commit}"
+	}
+	out, err := r.run(ctx, nil, maxArgLen, "rev-parse", "--verify", "--quiet", "--end-of-options", spec)
+	if err != nil {
+		var gerr *gitError
+		if errors.As(err, &gerr) {
+			return "", fmt.Errorf("invalid %s: '%s' is not a known revision", what, rev)
+		}
+		return "", err
+	}
+	return strings.TrimSpace(out.text), nil
+}
+
+func (r *Repository) diff(ctx context.Context, _ *server.Request, in diffArgs) (*mcp.CallToolResult, error) {
+	if err := r.checkRepoPath(in.RepoPath); err != nil {
+		return nil, err
+	}
+	unified, err := r.contextLines(in.ContextLines)
+	if err != nil {
+		return nil, err
+	}
+	id, err := r.resolve(ctx, "target", in.Target, false)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.run(ctx, nil, r.maxOutput, "diff", "--no-ext-diff", unified, id, "--")
+	if err != nil {
+		return nil, err
+	}
+	return r.text("Diff with "+in.Target+":\n", out), nil
+}
+
+func (r *Repository) commit(ctx context.Context, _ *server.Request, in commitArgs) (*mcp.CallToolResult, error) {
+	if err := r.checkRepoPath(in.RepoPath); err != nil {
+		return nil, err
+	}
+	if strings.IndexByte(in.Message, 0) >= 0 {
+		return nil, errors.New("invalid message: it holds a NUL byte")
+	}
+	// The message goes through stdin, never the command line.
+	if _, err := r.run(ctx, []byte(in.Message), r.maxOutput, "commit", "--quiet", "--cleanup=whitespace", "--file=-"); err != nil {
+		return nil, err
+	}
+	out, err := r.run(ctx, nil, maxArgLen, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	return server.TextResult("Changes committed successfully with hash " + strings.TrimSpace(out.text)), nil
+}
+
+func (r *Repository) add(ctx context.Context, _ *server.Request, in addArgs) (*mcp.CallToolResult, error) {
+	if err := r.checkRepoPath(in.RepoPath); err != nil {
+		return nil, err
+	}
+	if len(in.Files) == 0 {
+		return nil, errors.New("files: name at least one path")
+	}
+	if len(in.Files) > r.maxFiles {
+		return nil, fmt.Errorf("files: at most %d paths in one call, not %d", r.maxFiles, len(in.Files))
+	}
+	root, err := os.OpenRoot(r.root)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	args := []string{"add", "--"}
+	for _, f := range in.Files {
+		rel, err := r.repoRelative(root, f)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, rel)
+	}
+	if _, err := r.run(ctx, nil, r.maxOutput, args...); err != nil {
+		return nil, err
+	}
+	return server.TextResult("Files staged successfully"), nil
+}
+
+func (r *Repository) reset(ctx context.Context, _ *server.Request, in repoArgs) (*mcp.CallToolResult, error) {
+	if err := r.checkRepoPath(in.RepoPath); err != nil {
+		return nil, err
+	}
+	args := []string{"reset", "--quiet"}
+	if _, err := r.run(ctx, nil, maxArgLen, "rev-parse", "--verify", "--quiet", "HEAD"); err != nil {
+		args = []string{"read-tree", "--empty"} // no commit yet: nothing staged is the empty index
+	}
+	if _, err := r.run(ctx, nil, r.maxOutput, args...); err != nil {
+		return nil, err
+	}
+	return server.TextResult("All staged changes reset"), nil
+}
