@@ -41,6 +41,7 @@ var layers = map[string][]string{
 	"servers/git":                 {"server", "mcp"},
 	"cmd/mcpwire":                 {"cmd/mcpwire/internal/cli"},
 	"cmd/mcpwire/internal/frames": {"transport", "jsonrpc"},
+	"cmd/mcpwire/internal/wire":   {"cmd/mcpwire/internal/frames", "transport", "mcp", "jsonrpc"},
 }
 
 // cliLayers are the packages of the command line, under

@@ -1,0 +1,279 @@
+package wire
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/frames"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
+)
+
+// An HTTPTap is a reverse proxy in front of an MCP server reached over
+// HTTP (Streamable HTTP in both eras, or the legacy HTTP+SSE transport):
+// every request, on every path (the MCP endpoint, OAuth metadata, the
+// legacy transport's message endpoint), goes to the upstream's host with
+// its path, query and headers unchanged (Authorization included), and
+// every answer comes back unchanged, SSE streams event by event as they
+// arrive. On the side it records POST bodies as client frames, JSON
+// answers and the data of SSE events as server frames.
+type HTTPTap struct {
+	// Upstream is the server's endpoint; only its scheme and host are
+	// used: the paths are the client's.
+	Upstream *url.URL
+	// Record receives each frame; it is never called at once.
+	Record func(*frames.Record)
+	// MaxFrame bounds what is kept of one body or event for the
+	// recording; default DefaultMaxFrame. The bytes always pass whole.
+	MaxFrame int
+	// Transport makes the upstream requests; default
+	// http.DefaultTransport.
+	Transport http.RoundTripper
+	// Logger receives the proxy's errors; default: discarded.
+	Logger *slog.Logger
+
+	once     sync.Once
+	proxy    *httputil.ReverseProxy
+	mu       sync.Mutex // serializes Record
+	sessions sync.Map   // session id → *transport.FrameTracker
+}
+
+// ServeHTTP proxies one request.
+func (t *HTTPTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	t.once.Do(t.init)
+	tr := t.tracker(r.Header.Get(mcp.HeaderSessionID), r)
+	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
+		r.Body = &bodyTee{ReadCloser: r.Body, max: t.maxFrame(), done: func(b []byte, over bool) {
+			t.observe(tr, transport.Sent, b, over, 0)
+		}}
+	}
+	r = r.WithContext(withTracker(r.Context(), tr))
+	t.proxy.ServeHTTP(w, r)
+}
+
+func (t *HTTPTap) init() {
+	t.proxy = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme = t.Upstream.Scheme
+			pr.Out.URL.Host = t.Upstream.Host
+			pr.Out.Host = t.Upstream.Host
+			// The request goes on as the client made it: no
+			// X-Forwarded-* headers are added.
+		},
+		FlushInterval:  -1, // SSE events pass as they come
+		Transport:      t.Transport,
+		ModifyResponse: t.response,
+		ErrorLog:       nil,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			t.log().Info("tap: the upstream request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+			w.WriteHeader(http.StatusBadGateway)
+		},
+	}
+}
+
+// response puts a recording tee on the body of an upstream answer.
+func (t *HTTPTap) response(resp *http.Response) error {
+	tr := trackerFrom(resp.Request.Context())
+	if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" {
+		tr.SetSession(sid)
+		t.sessions.LoadOrStore(sid, tr) // the session's later exchanges share it
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	status := resp.StatusCode
+	switch {
+	case mt == "text/event-stream":
+		resp.Body = &sseTee{ReadCloser: resp.Body, max: t.maxFrame(), event: func(data []byte, over bool) {
+			t.observe(tr, transport.Received, data, over, status)
+		}}
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		resp.Body = &bodyTee{ReadCloser: resp.Body, max: t.maxFrame(), done: func(b []byte, over bool) {
+			t.observe(tr, transport.Received, b, over, status)
+		}}
+	}
+	return nil
+}
+
+// tracker returns the frame tracker of a request: its session's, or a new
+// one for a request outside a session (initialize, a modern request, a
+// legacy SSE message whose session is in the query).
+func (t *HTTPTap) tracker(sid string, r *http.Request) *transport.FrameTracker {
+	if sid == "" {
+		sid = r.URL.Query().Get("sessionId") // the HTTP+SSE transport
+	}
+	if sid != "" {
+		if v, ok := t.sessions.Load(sid); ok {
+			return v.(*transport.FrameTracker)
+		}
+	}
+	tr := transport.NewFrameTracker(transport.ObserverFunc(func(f *transport.Frame) {
+		r := frames.FromFrame(f, frames.AtClient)
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.Record != nil {
+			t.Record(&r)
+		}
+	}), transport.TransportStreamable, sid)
+	if sid != "" {
+		if v, loaded := t.sessions.LoadOrStore(sid, tr); loaded {
+			return v.(*transport.FrameTracker)
+		}
+	}
+	return tr
+}
+
+// observe shows one body or event to the tracker.
+func (t *HTTPTap) observe(tr *transport.FrameTracker, dir transport.Direction, b []byte, over bool, status int) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return
+	}
+	var (
+		msg jsonrpc.Message
+		err error
+	)
+	if over {
+		err = &jsonrpc.DecodeError{Err: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "the frame exceeds %d bytes; only its start was recorded", t.maxFrame())}
+	} else {
+		msg, err = jsonrpc.Decode(b, nil)
+	}
+	tr.Observe(dir, b, msg, err, status)
+}
+
+func (t *HTTPTap) maxFrame() int {
+	if t.MaxFrame > 0 {
+		return t.MaxFrame
+	}
+	return DefaultMaxFrame
+}
+
+func (t *HTTPTap) log() *slog.Logger {
+	if t.Logger != nil {
+		return t.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+type trackerKey struct{}
+
+// withTracker passes a request's tracker to the handling of its answer.
+func withTracker(ctx context.Context, tr *transport.FrameTracker) context.Context {
+	return context.WithValue(ctx, trackerKey{}, tr)
+}
+
+func trackerFrom(ctx context.Context) *transport.FrameTracker {
+	tr, _ := ctx.Value(trackerKey{}).(*transport.FrameTracker)
+	return tr
+}
+
+// bodyTee passes a body through and keeps its first max bytes; done is
+// called once, at its end or when it is closed.
+type bodyTee struct {
+	io.ReadCloser
+	max  int
+	buf  []byte
+	over bool
+	once sync.Once
+	done func(b []byte, over bool)
+}
+
+func (b *bodyTee) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if room := b.max - len(b.buf); n > room {
+		b.buf = append(b.buf, p[:max(room, 0)]...)
+		b.over = true
+	} else {
+		b.buf = append(b.buf, p[:n]...)
+	}
+	if err == io.EOF {
+		b.finish()
+	}
+	return n, err
+}
+
+func (b *bodyTee) Close() error {
+	b.finish()
+	return b.ReadCloser.Close()
+}
+
+func (b *bodyTee) finish() { b.once.Do(func() { b.done(b.buf, b.over) }) }
+
+// sseTee passes an event stream through and hands the data of each
+// message event to event as it completes (events named otherwise, such
+// as the legacy transport's "endpoint", and events without data are not
+// frames).
+type sseTee struct {
+	io.ReadCloser
+	max   int
+	event func(data []byte, over bool)
+
+	pending []byte // an incomplete line
+	data    []byte // the data of the event being read
+	name    string
+	has     bool // the event has a data field
+	over    bool
+}
+
+func (s *sseTee) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	s.feed(p[:n])
+	return n, err
+}
+
+// feed parses stream bytes into lines and events.
+func (s *sseTee) feed(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexAny(b, "\r\n")
+		if i < 0 {
+			if len(s.pending) < s.max {
+				s.pending = append(s.pending, b[:min(len(b), s.max-len(s.pending))]...)
+			}
+			return
+		}
+		line := b[:i]
+		if len(s.pending) > 0 {
+			line = append(s.pending, line...)
+			s.pending = s.pending[:0]
+		}
+		s.line(line)
+		// "\r\n" is one line ending.
+		if b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n' {
+			i++
+		}
+		b = b[i+1:]
+	}
+}
+
+func (s *sseTee) line(l []byte) {
+	if len(l) == 0 { // the end of an event
+		if s.has && (s.name == "" || s.name == "message") {
+			s.event(s.data, s.over)
+		}
+		s.data, s.name, s.has, s.over = s.data[:0], "", false, false
+		return
+	}
+	field, value, _ := bytes.Cut(l, []byte{':'})
+	value = bytes.TrimPrefix(value, []byte{' '})
+	switch string(field) {
+	case "data":
+		if s.has {
+			s.data = append(s.data, '\n')
+		}
+		s.has = true
+		if room := s.max - len(s.data); len(value) > room {
+			value = value[:max(room, 0)]
+			s.over = true
+		}
+		s.data = append(s.data, value...)
+	case "event":
+		s.name = string(value)
+	}
+}
