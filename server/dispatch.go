@@ -13,22 +13,34 @@ import (
 
 // methodInfo is one entry of the method table.
 type methodInfo struct {
-	handle func(ctx context.Context, r *Request, raw json.RawMessage) (any, error)
+	handle func(ctx context.Context, s *Server, req *jsonrpc.Request) (any, error)
 }
 
 // method builds a table entry for a method whose params decode into P:
-// decode, classify by era and check the envelope, then run f.
+// decode, classify by era and check the envelope, then run f. The
+// Request and its params are one allocation.
 func method[P any](meta func(*P) *mcp.RequestMeta, f func(ctx context.Context, r *Request, p *P) (any, error)) *methodInfo {
-	return &methodInfo{handle: func(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-		p, err := peer.DecodeParams[P](raw)
-		if err != nil {
-			return nil, err
-		}
-		if err := r.begin(meta(p)); err != nil {
-			return nil, err
-		}
-		return f(ctx, r, p)
+	return &methodInfo{handle: func(ctx context.Context, s *Server, req *jsonrpc.Request) (any, error) {
+		x := new(struct {
+			r Request
+			p P
+		})
+		r := &x.r
+		s.initRequest(ctx, r, req)
+		res, err := run(ctx, r, req.Params, &x.p, meta, f)
+		return s.finish(ctx, r, req, res, err)
 	}}
+}
+
+// run decodes the params into p, begins the request and runs f.
+func run[P any](ctx context.Context, r *Request, raw json.RawMessage, p *P, meta func(*P) *mcp.RequestMeta, f func(ctx context.Context, r *Request, p *P) (any, error)) (any, error) {
+	if err := peer.DecodeParamsInto(raw, p); err != nil {
+		return nil, err
+	}
+	if err := r.begin(meta(p)); err != nil {
+		return nil, err
+	}
+	return f(ctx, r, p)
 }
 
 // methodTable lists every method and notification the server answers.
@@ -72,7 +84,13 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc.Request) (any, error
 		}
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", req.Method)
 	}
-	r := &Request{server: s, Session: SessionFromContext(ctx), Method: req.Method, ID: req.ID}
+	return m.handle(ctx, s, req)
+}
+
+// initRequest fills in what a request knows before its params are read:
+// the server, the session, and the way back to the client.
+func (s *Server) initRequest(ctx context.Context, r *Request, req *jsonrpc.Request) {
+	r.server, r.Session, r.Method, r.ID = s, SessionFromContext(ctx), req.Method, req.ID
 	if o, ok := ctx.Value(outboundKey{}).(outbound); ok {
 		r.out = o
 	} else if c := jsonrpc.ConnFromContext(ctx); c != nil {
@@ -80,19 +98,24 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc.Request) (any, error
 	} else {
 		r.out = noOutbound{}
 	}
-	res, err := m.handle(ctx, r, req.Params)
-	if err != nil {
-		var ir *inputRequired
-		if errors.As(err, &ir) {
-			if r.round == nil {
-				return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s cannot ask the client for input", req.Method)
-			}
-			return s.inputRequiredResult(r, ir)
+}
+
+// finish turns the end of a modern round into its input_required result
+// and words protocol errors for the request's era.
+func (s *Server) finish(ctx context.Context, r *Request, req *jsonrpc.Request, res any, err error) (any, error) {
+	if err == nil {
+		return res, nil
+	}
+	var ir *inputRequired
+	if errors.As(err, &ir) {
+		if !r.mrtr {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s cannot ask the client for input", req.Method)
 		}
-		var e *jsonrpc.Error
-		if r.modern && errors.As(err, &e) {
-			return nil, mcp.AdaptError(r.Version, e)
-		}
+		return s.inputRequiredResult(ctx, r, ir)
+	}
+	var e *jsonrpc.Error
+	if r.modern && errors.As(err, &e) {
+		return nil, mcp.AdaptError(r.Version, e)
 	}
 	return res, err
 }

@@ -46,29 +46,28 @@ const (
 )
 
 // round is the input of one modern request run: answers from the state
-// and from inputResponses, and the answers the handler used.
+// and from inputResponses, and the answers the handler used. A request
+// makes one only when it has answers (most ask nothing).
 type round struct {
 	binding []byte // nil until needed (see bind)
 	answers map[string]json.RawMessage
 	used    map[string]json.RawMessage // nil until an answer is used
-
-	// What the binding is computed from, when a state is sealed: most
-	// rounds ask nothing and never need it.
-	ctx          context.Context
-	method, name string
-	args         json.RawMessage
 }
 
-// bind returns the round's binding, computing it the first time.
-func (s *Server) bind(rd *round) ([]byte, error) {
-	if rd.binding == nil {
-		b, err := s.bindRequest(rd.ctx, rd.method, rd.name, rd.args)
-		if err != nil {
-			return nil, err
-		}
-		rd.binding = b
+// bind returns the binding of r's round, computing it the first time: the
+// request's method, and the name and arguments startRound was given.
+func (s *Server) bind(ctx context.Context, r *Request) ([]byte, error) {
+	if r.round != nil && r.round.binding != nil {
+		return r.round.binding, nil
 	}
-	return rd.binding, nil
+	b, err := s.bindRequest(ctx, r.Method, r.roundName, r.roundArgs)
+	if err != nil {
+		return nil, err
+	}
+	if r.round != nil {
+		r.round.binding = b
+	}
+	return b, nil
 }
 
 // stateKeys signs and verifies request state.
@@ -192,9 +191,14 @@ func (s *Server) startRound(ctx context.Context, r *Request, name string, args j
 	if !r.modern {
 		return nil
 	}
-	rd := &round{ctx: ctx, method: r.Method, name: name, args: args}
+	r.mrtr, r.roundName, r.roundArgs = true, name, args
+	if state == "" && !hasAnswer(responses) {
+		return nil
+	}
+	rd := new(round)
+	r.round = rd
 	if state != "" {
-		binding, err := s.bind(rd)
+		binding, err := s.bind(ctx, r)
 		if err != nil {
 			return err
 		}
@@ -208,7 +212,7 @@ func (s *Server) startRound(ctx context.Context, r *Request, name string, args j
 		}
 	}
 	for k, v := range responses {
-		if len(v) == 0 || string(v) == "null" {
+		if isNoAnswer(v) {
 			continue
 		}
 		if rd.answers == nil {
@@ -218,18 +222,34 @@ func (s *Server) startRound(ctx context.Context, r *Request, name string, args j
 			rd.answers[k] = v
 		}
 	}
-	r.round = rd
 	return nil
+}
+
+// isNoAnswer reports whether an input response is absent (empty or null).
+func isNoAnswer(v json.RawMessage) bool { return len(v) == 0 || string(v) == "null" }
+
+// hasAnswer reports whether responses hold at least one answer.
+func hasAnswer(responses mcp.InputResponses) bool {
+	for _, v := range responses {
+		if !isNoAnswer(v) {
+			return true
+		}
+	}
+	return false
 }
 
 // askModern answers questions from the round's answers, or ends the round.
 func (r *Request) askModern(questions []*Question) error {
-	if r.round == nil {
+	if !r.mrtr {
 		return jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s cannot ask the client for input in revision %s", r.Method, r.Version)
 	}
 	var missing []*Question
 	for _, q := range questions {
-		raw, ok := r.round.answers[q.Key]
+		var raw json.RawMessage
+		ok := false
+		if r.round != nil {
+			raw, ok = r.round.answers[q.Key]
+		}
 		if !ok {
 			missing = append(missing, q)
 			continue
@@ -276,7 +296,7 @@ func decodeAnswer(q *Question, raw json.RawMessage) error {
 
 // inputRequiredResult turns the end of a round into the result that asks
 // the client for the missing answers.
-func (s *Server) inputRequiredResult(r *Request, e *inputRequired) (any, error) {
+func (s *Server) inputRequiredResult(ctx context.Context, r *Request, e *inputRequired) (any, error) {
 	reqs := make(mcp.InputRequests, len(e.questions))
 	for _, q := range e.questions {
 		ir, err := mcp.NewInputRequest(q.Method, q.Params)
@@ -285,11 +305,15 @@ func (s *Server) inputRequiredResult(r *Request, e *inputRequired) (any, error) 
 		}
 		reqs[q.Key] = ir
 	}
-	binding, err := s.bind(r.round)
+	binding, err := s.bind(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	state, err := s.stateKeys.seal(binding, r.round.used)
+	var used map[string]json.RawMessage
+	if r.round != nil {
+		used = r.round.used
+	}
+	state, err := s.stateKeys.seal(binding, used)
 	if err != nil {
 		return nil, err
 	}

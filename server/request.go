@@ -36,12 +36,18 @@ type Request struct {
 
 	server   *Server
 	out      outbound
-	modern   bool
 	caps     *mcp.ClientCapabilities
 	info     *mcp.Implementation
 	logLevel mcp.LoggingLevel
-	round    *round // the modern-era input round, for MRTR
-	asked    int    // questions asked without a key so far
+	modern   bool
+	asked    int // questions asked without a key so far
+
+	// Multi round-trip requests (modern era, mrtr.go): whether startRound
+	// ran, what the request state is bound to, and the answers.
+	mrtr      bool
+	roundName string
+	roundArgs json.RawMessage
+	round     *round // nil when the request carries no answers
 }
 
 // outbound is where a request's notifications and questions go: the

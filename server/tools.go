@@ -143,7 +143,10 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *mcp.CallToolParams
 	if err != nil {
 		return nil, err
 	}
-	c := *res
+	if !r.modern {
+		return res, nil
+	}
+	c := *res // the handler's result may be shared: mark a copy
 	r.complete(&c.ResultType, &c.Meta)
 	return &c, nil
 }

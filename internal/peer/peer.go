@@ -101,23 +101,31 @@ func (p *Peer) SendCancelled(id jsonrpc.ID, cause error) {
 // the zero P; malformed ones yield CodeInvalidParams.
 func DecodeParams[P any](raw json.RawMessage) (*P, error) {
 	p := new(P)
+	if err := DecodeParamsInto(raw, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// DecodeParamsInto is DecodeParams into a P the caller holds (the zero P).
+func DecodeParamsInto[P any](raw json.RawMessage, p *P) error {
 	if len(raw) == 0 {
-		return p, nil
+		return nil
 	}
 	if raw[0] != '{' {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: MCP params must be an object")
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: MCP params must be an object")
 	}
 	if u, ok := any(p).(json.Unmarshaler); ok {
 		// The strict decoder validated the frame: no second pass.
 		if err := u.UnmarshalJSON(raw); err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %v", err)
+			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %v", err)
 		}
-		return p, nil
+		return nil
 	}
 	if err := json.Unmarshal(raw, p); err != nil {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %v", err)
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %v", err)
 	}
-	return p, nil
+	return nil
 }
 
 // Call sends a request on c and decodes its result into a new R.
