@@ -49,11 +49,13 @@ func (s *Session) handshake(ctx context.Context, known mcp.Version) error {
 // speaks a modern revision (the session is then set up); err is set only
 // when ctx ended.
 func (s *Session) probe(ctx context.Context, v mcp.Version, retry bool) (bool, error) {
-	s.modern, s.version = true, v
+	if err := s.speakModern(v); err != nil {
+		return false, err
+	}
 	pctx, cancel := context.WithTimeout(ctx, s.client.opts.ProbeTimeout)
 	res, err := s.Discover(pctx)
 	cancel()
-	s.modern, s.version = false, ""
+	s.modern, s.version, s.env = false, "", nil
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
@@ -81,13 +83,30 @@ func (s *Session) probe(ctx context.Context, v mcp.Version, retry bool) (bool, e
 		}
 		v = alt
 	}
-	s.modern, s.version = true, v
+	if err := s.speakModern(v); err != nil {
+		return false, err
+	}
 	s.serverCaps = res.Capabilities
 	s.instructions = res.Instructions
 	if _, err := res.Meta.Decode(mcp.MetaKeyServerInfo, &s.serverInfo); err != nil {
 		s.client.log.Debug("mcp client: invalid serverInfo in discover", "error", err)
 	}
 	return true, nil
+}
+
+// speakModern sets the session up for the modern revision v: every
+// request carries the envelope, encoded here once.
+func (s *Session) speakModern(v mcp.Version) error {
+	if s.env == nil || s.env.Version() != v {
+		caps := s.client.modernCaps()
+		env, err := mcp.NewEnvelope(v, &caps, &s.client.info)
+		if err != nil {
+			return fmt.Errorf("mcp client: encoding the request envelope: %w", err)
+		}
+		s.env = env
+	}
+	s.modern, s.version = true, v
+	return nil
 }
 
 // pickModern returns the first modern revision of vs this package knows.

@@ -28,6 +28,7 @@ type Session struct {
 
 	modern       bool
 	version      mcp.Version
+	env          *mcp.Envelope // the modern envelope of version, encoded once
 	serverInfo   mcp.Implementation
 	serverCaps   mcp.ServerCapabilities
 	instructions string
@@ -100,16 +101,7 @@ func WithProgress(ctx context.Context, f func(mcp.ProgressParams)) context.Conte
 // progress watch.
 func (s *Session) stamp(ctx context.Context, meta *mcp.RequestMeta) func() {
 	if s.modern {
-		if meta.ProtocolVersion == "" {
-			meta.ProtocolVersion = s.version
-		}
-		if meta.ClientCapabilities == nil {
-			caps := s.client.modernCaps()
-			meta.ClientCapabilities = &caps
-		}
-		if meta.ClientInfo == nil {
-			meta.ClientInfo = &s.client.info
-		}
+		s.env.Stamp(meta)
 	}
 	if lvl, ok := ctx.Value(logLevelKey{}).(mcp.LoggingLevel); ok && s.modern && meta.LogLevel == "" {
 		meta.LogLevel = lvl

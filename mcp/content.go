@@ -259,11 +259,20 @@ const (
 
 // UnmarshalContent decodes one content block of any kind.
 func UnmarshalContent(data []byte) (Content, error) {
+	if !json.Valid(data) {
+		return nil, errors.New("mcp: content block: invalid JSON")
+	}
 	return decodeContent(data, allKinds, "")
 }
 
-// decodeContent decodes one block, allowing only the kinds in allowed;
-// where names the place for error messages.
+// contentTypes are the known block types, so that reading one does not
+// allocate.
+var contentTypes = [...]string{ContentTypeText, ContentTypeImage, ContentTypeAudio,
+	ContentTypeResourceLink, ContentTypeResource, ContentTypeToolUse, ContentTypeToolResult}
+
+// decodeContent decodes one block of valid JSON (as an UnmarshalJSON
+// method receives it), allowing only the kinds in allowed; where names the
+// place for error messages.
 func decodeContent(data []byte, allowed contentKinds, where string) (Content, error) {
 	raw, found, err := findMember(data, "type")
 	if err != nil {
@@ -272,7 +281,7 @@ func decodeContent(data []byte, allowed contentKinds, where string) (Content, er
 	if !found {
 		return nil, errors.New(`mcp: content block has no "type"`)
 	}
-	kind, ok := rawString(raw)
+	kind, ok := internRaw(raw, contentTypes[:])
 	if !ok {
 		return nil, errors.New(`mcp: content block "type" must be a string`)
 	}
@@ -301,7 +310,14 @@ func decodeContent(data []byte, allowed contentKinds, where string) (Content, er
 	if allowed&bit == 0 {
 		return nil, fmt.Errorf("mcp: content type %q is not allowed in %s", kind, where)
 	}
-	if err := json.Unmarshal(data, c); err != nil {
+	if u, ok := c.(json.Unmarshaler); ok {
+		// A hand-written decoder (text): data is valid, as encoding/json
+		// would check first.
+		err = u.UnmarshalJSON(data)
+	} else {
+		err = json.Unmarshal(data, c)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("mcp: %s content: %w", kind, err)
 	}
 	return c, nil

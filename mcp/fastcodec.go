@@ -127,7 +127,16 @@ func (p *CallToolParams) UnmarshalJSON(data []byte) error {
 // AppendJSON appends the params' JSON encoding to b.
 func (p *CallToolParams) AppendJSON(b []byte) ([]byte, error) {
 	if b == nil {
-		b = make([]byte, 0, 48+len(p.Name)+len(p.Arguments)+len(p.RequestState))
+		// Sized for the common case exactly: the buffer is garbage as
+		// soon as the frame is written, and its size class is the cost.
+		n := 28 + len(p.Name) + len(p.Arguments)
+		if p.RequestState != "" {
+			n += 18 + len(p.RequestState)
+		}
+		if !p.Meta.IsZero() {
+			n += 9 + p.Meta.sizeHint()
+		}
+		b = make([]byte, 0, n)
 	}
 	b = append(b, `{"name":`...)
 	b = jsonrpc.AppendString(b, p.Name)
@@ -149,11 +158,10 @@ func (p *CallToolParams) AppendJSON(b []byte) ([]byte, error) {
 		b = jsonrpc.AppendString(b, p.RequestState)
 	}
 	if !p.Meta.IsZero() {
-		raw, err := p.Meta.MarshalJSON()
-		if err != nil {
+		var err error
+		if b, err = p.Meta.appendJSON(append(b, `,"_meta":`...)); err != nil {
 			return nil, err
 		}
-		b = append(append(b, `,"_meta":`...), raw...)
 	}
 	return append(b, '}'), nil
 }
@@ -184,9 +192,10 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 		case keyIs(key, escaped, "_meta"):
 			err = json.Unmarshal(v, &r.Meta)
 		case keyIs(key, escaped, "resultType"):
-			var s string
-			s, err = unquoteMember("tools/call result", "resultType", v)
-			r.ResultType = ResultType(s)
+			var ok bool
+			if r.ResultType, ok = internRaw(v, resultTypes[:]); !ok {
+				err = fieldError("tools/call result", "resultType", "a string")
+			}
 		}
 		return err != nil, err
 	})
@@ -195,12 +204,26 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 // AppendJSON appends the result's JSON encoding to b.
 func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 	if b == nil {
-		n := 48 + len(r.StructuredContent)
+		// As exact as cheaply possible: see CallToolParams.AppendJSON.
+		n := 16
 		for _, c := range r.Content {
-			n += 32
-			if t, ok := c.(*TextContent); ok {
-				n += len(t.Text) + len(t.Text)/8
+			if t, ok := c.(*TextContent); ok && t.Annotations == nil && len(t.Meta) == 0 {
+				n += 26 + len(t.Text) + len(t.Text)/16 // room for a few escapes
+			} else {
+				n += 64
 			}
+		}
+		if len(r.StructuredContent) > 0 {
+			n += 22 + len(r.StructuredContent)
+		}
+		if r.IsError {
+			n += 15
+		}
+		if len(r.Meta) > 0 {
+			n += 9 + metaSizeHint(r.Meta)
+		}
+		if r.ResultType != "" {
+			n += 16 + len(r.ResultType)
 		}
 		b = make([]byte, 0, n)
 	}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -107,6 +108,8 @@ type RequestMeta struct {
 	// sent), for example traceparent or io.modelcontextprotocol/related-task.
 	// Keys that duplicate a set typed field are not written.
 	Other map[string]json.RawMessage
+
+	env *Envelope // set by Envelope.Stamp: the pre-encoded envelope
 }
 
 // IsZero reports whether m has no entries.
@@ -136,7 +139,40 @@ func (m *RequestMeta) SetOther(key string, v any) error {
 // MarshalJSON implements json.Marshaler. Typed keys come first, then the
 // other keys in sorted order, so the encoding is deterministic.
 func (m RequestMeta) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 128)
+	return m.appendJSON(make([]byte, 0, m.sizeHint()))
+}
+
+// sizeHint estimates the length of m's encoding, for sizing a buffer:
+// exact for an envelope with nothing else.
+func (m *RequestMeta) sizeHint() int {
+	n := 2
+	if m.ProgressToken.IsValid() {
+		n += 40
+	}
+	if m.env.matches(m) {
+		n += 1 + len(m.env.raw)
+	} else {
+		if m.ProtocolVersion != "" {
+			n += 56
+		}
+		if m.ClientInfo != nil {
+			n += 38 + implSizeHint(m.ClientInfo)
+		}
+		if m.ClientCapabilities != nil {
+			n += 64
+		}
+	}
+	if m.LogLevel != "" {
+		n += 48
+	}
+	for k, v := range m.Other {
+		n += len(k) + len(v) + 4
+	}
+	return n
+}
+
+// appendJSON appends m's encoding to b.
+func (m *RequestMeta) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	n := 0
 	member := func(key string) {
@@ -151,27 +187,31 @@ func (m RequestMeta) MarshalJSON() ([]byte, error) {
 		member(MetaKeyProgressToken)
 		b = m.ProgressToken.AppendJSON(b)
 	}
-	if m.ProtocolVersion != "" {
-		member(MetaKeyProtocolVersion)
-		b = appendQuoted(b, string(m.ProtocolVersion))
-	}
-	if m.ClientInfo != nil {
-		member(MetaKeyClientInfo)
-		var err error
-		if b, err = appendImplementation(b, *m.ClientInfo); err != nil {
-			return nil, err
+	if m.env.matches(m) {
+		// The three members the envelope encodes, in the same order.
+		if n > 0 {
+			b = append(b, ',')
 		}
-	}
-	if m.ClientCapabilities != nil {
-		member(MetaKeyClientCapabilities)
-		if m.ClientCapabilities.isZero() {
-			b = append(b, '{', '}') // what a client without handlers declares
-		} else {
-			v, err := json.Marshal(m.ClientCapabilities)
-			if err != nil {
+		n++
+		b = append(b, m.env.raw...)
+	} else {
+		if m.ProtocolVersion != "" {
+			member(MetaKeyProtocolVersion)
+			b = appendQuoted(b, string(m.ProtocolVersion))
+		}
+		if m.ClientInfo != nil {
+			member(MetaKeyClientInfo)
+			var err error
+			if b, err = appendImplementation(b, *m.ClientInfo); err != nil {
 				return nil, err
 			}
-			b = append(b, v...)
+		}
+		if m.ClientCapabilities != nil {
+			member(MetaKeyClientCapabilities)
+			var err error
+			if b, err = appendCapabilities(b, m.ClientCapabilities); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if m.LogLevel != "" {
@@ -198,6 +238,69 @@ func (m RequestMeta) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// appendCapabilities appends the JSON of client capabilities; {} (what a
+// client without handlers declares) without reflection.
+func appendCapabilities(b []byte, c *ClientCapabilities) ([]byte, error) {
+	if c.isZero() {
+		return append(b, '{', '}'), nil
+	}
+	v, err := json.Marshal(c)
+	return append(b, v...), err
+}
+
+// An Envelope is the part of a modern request's _meta that a client sends
+// unchanged with every request: the protocol version, the client's
+// capabilities and its info, encoded once. Stamp puts it in a request's
+// RequestMeta; encoding that RequestMeta then copies the encoded members
+// instead of writing them again. An Envelope is immutable and safe for
+// concurrent use; the capabilities and info it was made from must not
+// change afterwards.
+type Envelope struct {
+	version Version
+	caps    *ClientCapabilities
+	info    *Implementation
+	raw     []byte // the three members, without braces
+}
+
+// NewEnvelope encodes the envelope of a client speaking revision v. Info
+// may be nil (clientInfo is optional); caps may not.
+func NewEnvelope(v Version, caps *ClientCapabilities, info *Implementation) (*Envelope, error) {
+	if caps == nil {
+		return nil, fmt.Errorf("mcp: an envelope needs the client capabilities")
+	}
+	m := RequestMeta{ProtocolVersion: v, ClientCapabilities: caps, ClientInfo: info}
+	raw, err := m.appendJSON(nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Envelope{version: v, caps: caps, info: info, raw: raw[1 : len(raw)-1]}, nil
+}
+
+// Version returns the envelope's protocol version.
+func (e *Envelope) Version() Version { return e.version }
+
+// Stamp fills in the envelope fields of m that are unset (the protocol
+// version, capabilities and info), keeping those the caller set.
+func (e *Envelope) Stamp(m *RequestMeta) {
+	if m.ProtocolVersion == "" {
+		m.ProtocolVersion = e.version
+	}
+	if m.ClientCapabilities == nil {
+		m.ClientCapabilities = e.caps
+	}
+	if m.ClientInfo == nil {
+		m.ClientInfo = e.info
+	}
+	m.env = e
+}
+
+// matches reports whether m's envelope fields are still e's, so that e's
+// encoding stands for them.
+func (e *Envelope) matches(m *RequestMeta) bool {
+	return e != nil && m.ProtocolVersion == e.version &&
+		m.ClientCapabilities == e.caps && m.ClientInfo == e.info
+}
+
 // typedKeySet reports whether key is a typed key whose field is set.
 func (m *RequestMeta) typedKeySet(key string) bool {
 	switch key {
@@ -216,8 +319,20 @@ func (m *RequestMeta) typedKeySet(key string) bool {
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
+//
+// The envelope of a modern request costs at most two allocations: the
+// capabilities and the client info share one, and the strings of the
+// client info share the other (a known protocol version or log level
+// costs none).
 func (m *RequestMeta) UnmarshalJSON(data []byte) error {
 	*m = RequestMeta{}
+	var env *envelopeStore // made at the first envelope member
+	store := func() *envelopeStore {
+		if env == nil {
+			env = new(envelopeStore)
+		}
+		return env
+	}
 	return eachMember(data, func(key []byte, escaped bool, v []byte) (bool, error) {
 		var k string
 		if escaped {
@@ -237,13 +352,14 @@ func (m *RequestMeta) UnmarshalJSON(data []byte) error {
 				return true, fieldError("_meta", k, "a string or an integer")
 			}
 		case MetaKeyProtocolVersion:
-			s, ok := rawString(v)
+			s, ok := internRaw(v, supported[:])
 			if !ok {
 				return true, fieldError("_meta", k, "a string")
 			}
-			m.ProtocolVersion = internVersion(s)
+			m.ProtocolVersion = s
 		case MetaKeyClientCapabilities:
-			c := new(ClientCapabilities)
+			c := &store().caps
+			*c = ClientCapabilities{}
 			if !isEmptyObject(v) {
 				if err := json.Unmarshal(v, c); err != nil {
 					return true, fmt.Errorf("mcp: _meta[%q]: %w", k, err)
@@ -251,17 +367,18 @@ func (m *RequestMeta) UnmarshalJSON(data []byte) error {
 			}
 			m.ClientCapabilities = c
 		case MetaKeyClientInfo:
-			c := new(Implementation)
+			c := &store().info
+			*c = Implementation{}
 			if err := decodeImplementation(v, c); err != nil {
 				return true, fmt.Errorf("mcp: _meta[%q]: %w", k, err)
 			}
 			m.ClientInfo = c
 		case MetaKeyLogLevel:
-			s, ok := rawString(v)
+			s, ok := internRaw(v, levels[:])
 			if !ok {
 				return true, fieldError("_meta", k, "a string")
 			}
-			m.LogLevel = internLevel(s)
+			m.LogLevel = s
 		default:
 			if m.Other == nil {
 				m.Other = make(map[string]json.RawMessage, 2)
@@ -270,6 +387,27 @@ func (m *RequestMeta) UnmarshalJSON(data []byte) error {
 		}
 		return false, nil
 	})
+}
+
+// envelopeStore holds the decoded envelope of one request, so that its
+// parts cost one allocation.
+type envelopeStore struct {
+	caps ClientCapabilities
+	info Implementation
+}
+
+// internRaw decodes the JSON string v, returning the element of known it
+// spells (so that a known value does not allocate) or a new string.
+func internRaw[T ~string](v []byte, known []T) (T, bool) {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		for _, k := range known {
+			if string(v[1:len(v)-1]) == string(k) {
+				return k, true
+			}
+		}
+	}
+	s, ok := rawString(v)
+	return T(s), ok
 }
 
 // typedMetaKey returns the typed key that key spells (the constant, so
@@ -297,17 +435,6 @@ func isTypedMetaKey(k string) bool {
 		return true
 	}
 	return false
-}
-
-// internVersion returns the constant for a known version, so that decoding
-// one does not allocate.
-func internVersion(s string) Version {
-	for _, v := range supported {
-		if string(v) == s {
-			return v
-		}
-	}
-	return Version(s)
 }
 
 // DecodeRequestMeta decodes only the _meta member of encoded request
@@ -438,6 +565,41 @@ func appendMeta(b []byte, m Meta) ([]byte, error) {
 	return append(b, raw...), err
 }
 
+// metaSizeHint estimates the length of a result's _meta, for sizing a
+// buffer: exact for the server's info alone, a guess for anything else.
+func metaSizeHint(m Meta) int {
+	if len(m) == 1 {
+		switch v := m[MetaKeyServerInfo].(type) {
+		case Implementation:
+			return 5 + len(MetaKeyServerInfo) + implSizeHint(&v)
+		case *Implementation:
+			if v != nil {
+				return 5 + len(MetaKeyServerInfo) + implSizeHint(v)
+			}
+		}
+	}
+	return 64 * len(m)
+}
+
+// implSizeHint is the length of appendImplementation's output for impl
+// when its strings need no escapes.
+func implSizeHint(impl *Implementation) int {
+	n := 24 + len(impl.Name) + len(impl.Version)
+	if impl.Title != "" {
+		n += 11 + len(impl.Title)
+	}
+	if impl.Description != "" {
+		n += 17 + len(impl.Description)
+	}
+	if impl.WebsiteURL != "" {
+		n += 16 + len(impl.WebsiteURL)
+	}
+	if len(impl.Icons) > 0 {
+		n += 128 * len(impl.Icons)
+	}
+	return n
+}
+
 // isZero reports whether c declares nothing, so that it encodes as {}.
 func (c *ClientCapabilities) isZero() bool {
 	return len(c.Experimental) == 0 && c.Roots == nil && c.Sampling == nil &&
@@ -484,9 +646,11 @@ func appendImplementation(b []byte, impl Implementation) ([]byte, error) {
 // decodeImplementation decodes an Implementation without encoding/json
 // when it holds only string members with their exact names; anything else
 // (icons, a name in another case, a value of another type) goes through
-// encoding/json, so the result is always what json.Unmarshal gives.
+// encoding/json, so the result is always what json.Unmarshal gives. The
+// strings share one allocation: v as a string, which they slice.
 func decodeImplementation(v []byte, impl *Implementation) error {
 	slow := false
+	var src string // v as a string, made at the first member that needs it
 	err := eachMember(v, func(key []byte, escaped bool, val []byte) (bool, error) {
 		var dst *string
 		switch string(key) {
@@ -508,12 +672,17 @@ func decodeImplementation(v []byte, impl *Implementation) error {
 		if isNull(val) {
 			return false, nil // encoding/json leaves the field as it is
 		}
-		s, ok := rawString(val)
-		if !ok {
+		if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' || bytes.IndexByte(val, '\\') >= 0 {
 			slow = true
 			return true, nil
 		}
-		*dst = s
+		if src == "" {
+			src = string(v)
+		}
+		// val is a slice of v (eachMember), so its offset is what their
+		// capacities differ by.
+		off := cap(v) - cap(val)
+		*dst = src[off+1 : off+len(val)-1]
 		return false, nil
 	})
 	if err == nil && !slow {

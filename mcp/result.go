@@ -17,6 +17,10 @@ const (
 	ResultTypeTask          ResultType = "task" // tasks extension: a DetailedTask
 )
 
+// resultTypes are the known result types, so that reading one does not
+// allocate.
+var resultTypes = [...]ResultType{ResultTypeComplete, ResultTypeInputRequired, ResultTypeTask}
+
 // CacheScope says who may reuse a cacheable result (2026-07-28), like the
 // public and private directives of HTTP Cache-Control.
 type CacheScope string
@@ -64,11 +68,11 @@ func ResultTypeOf(result []byte) (ResultType, error) {
 	if err != nil || !found {
 		return ResultTypeComplete, err
 	}
-	s, ok := rawString(v)
+	s, ok := internRaw(v, resultTypes[:])
 	if !ok {
 		return "", fmt.Errorf("mcp: resultType must be a string")
 	}
-	return ResultType(s), nil
+	return s, nil
 }
 
 // AddDefaultMembers returns the encoded JSON object obj with every member

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -13,6 +14,7 @@ func FuzzScanner(f *testing.F) {
 		`{}`, `{"_meta":{"progressToken":1}}`, `{"type":"text","text":"a"}`,
 		`{"a":"\"}","b":[{"c":"]"}],"_meta":{"k":"v\\"}}`, `[1,2]`, `{"a":1`, `{"a" 1}`,
 		`{"resultType":"task"}`, ` {"x" : [ ] , "y":null } `, `"`, `{"\u005fmeta":{}}`,
+		`{"name":"c","title":"T","version":"1","description":"d","websiteUrl":"u"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -25,6 +27,16 @@ func FuzzScanner(f *testing.F) {
 		l.UnmarshalJSON(data)
 		var m RequestMeta
 		m.UnmarshalJSON(data)
+		if json.Valid(data) {
+			// The client info codec slices one string: it must still
+			// give what encoding/json gives.
+			var got, want Implementation
+			gerr := decodeImplementation(data, &got)
+			werr := json.Unmarshal(data, &want)
+			if (gerr == nil) != (werr == nil) || gerr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("decodeImplementation(%s) = %+v, %v; encoding/json: %+v, %v", data, got, gerr, want, werr)
+			}
+		}
 		out, err := AddDefaultMembers(data, []byte(defaults))
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(data, &obj) == nil && obj != nil {
