@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -161,51 +163,61 @@ func TestQueueOverflowIsRefused(t *testing.T) {
 	}
 }
 
+// TestNotificationsInOrderBeforeLaterMessages checks that notifications
+// are handled one at a time in arrival order, and that a call that
+// arrives after them starts only once they have all been handled, however
+// slow they are (in the bubble, each takes a millisecond of fake time).
 func TestNotificationsInOrderBeforeLaterMessages(t *testing.T) {
-	var mu sync.Mutex
-	var log []string
-	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
-		if !req.IsCall() {
-			time.Sleep(time.Millisecond) // a slow notification must still come first
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var log []string
+		h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			if !req.IsCall() {
+				time.Sleep(time.Millisecond) // a slow notification must still come first
+			}
+			mu.Lock()
+			log = append(log, req.Method)
+			mu.Unlock()
+			return nil, nil
+		})
+		a, _ := connPair(t, nil, &Options{Handler: h})
+		ctx := context.Background()
+		for i := range 20 {
+			if err := a.Notify(ctx, fmt.Sprintf("n%02d", i), nil); err != nil {
+				t.Fatal(err)
+			}
 		}
-		mu.Lock()
-		log = append(log, req.Method)
-		mu.Unlock()
-		return nil, nil
-	})
-	a, _ := connPair(t, nil, &Options{Handler: h})
-	ctx := context.Background()
-	for i := range 20 {
-		if err := a.Notify(ctx, fmt.Sprintf("n%02d", i), nil); err != nil {
+		if err := a.Call(ctx, "call", nil, nil); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := a.Call(ctx, "call", nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	for i := range 20 {
-		if want := fmt.Sprintf("n%02d", i); log[i] != want {
-			t.Fatalf("handled %v, want n00..n19 in order, then call", log)
+		mu.Lock()
+		defer mu.Unlock()
+		for i := range 20 {
+			if want := fmt.Sprintf("n%02d", i); log[i] != want {
+				t.Fatalf("handled %v, want n00..n19 in order, then call", log)
+			}
 		}
-	}
-	if log[20] != "call" {
-		t.Errorf("the call ran before the notifications ahead of it: %v", log)
-	}
+		if log[20] != "call" {
+			t.Errorf("the call ran before the notifications ahead of it: %v", log)
+		}
+	})
 }
 
+// TestBarrier checks that a barrier starts only once the call before it
+// has finished, and that the call after it waits for it. The frames are
+// read in order, so "init" is queued behind "slow" and "after" behind
+// "init"; "slow" holds on until the test has seen "after" queued.
 func TestBarrier(t *testing.T) {
 	var events []string
 	var mu sync.Mutex
 	note := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
-	slowDone := make(chan struct{})
+	started, release := make(chan struct{}), make(chan struct{})
 	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
 		switch req.Method {
 		case "slow":
-			time.Sleep(20 * time.Millisecond)
+			close(started)
+			<-release
 			note("slow done")
-			close(slowDone)
 		case "init":
 			note("init")
 		case "after":
@@ -213,16 +225,28 @@ func TestBarrier(t *testing.T) {
 		}
 		return nil, nil
 	})
-	a, _ := connPair(t, nil, &Options{Handler: h, Barrier: func(r *Request) bool { return r.Method == "init" }})
-	ctx := context.Background()
-	var wg sync.WaitGroup
-	wg.Go(func() { a.Call(ctx, "slow", nil, nil) })
-	time.Sleep(2 * time.Millisecond)
-	wg.Go(func() { a.Call(ctx, "init", nil, nil) })
-	time.Sleep(2 * time.Millisecond)
-	wg.Go(func() { a.Call(ctx, "after", nil, nil) })
-	wg.Wait()
+	s := newFrameStream(Limits{})
+	c := NewConn(s, &Options{Handler: h, Barrier: func(r *Request) bool { return r.Method == "init" }})
+	defer c.Close()
+	s.send(t, `{"jsonrpc":"2.0","id":1,"method":"slow"}`)
+	<-started
+	s.send(t, `{"jsonrpc":"2.0","id":2,"method":"init"}`)
+	s.send(t, `{"jsonrpc":"2.0","id":3,"method":"after"}`)
+	// All three are in hand: "slow" runs, the other two wait.
+	waitFor(t, func() bool { in, _ := c.InFlight(); return in == 3 })
+	mu.Lock()
+	early := slices.Clone(events)
+	mu.Unlock()
+	if len(early) != 0 {
+		t.Fatalf("%v ran while the call before the barrier was running", early)
+	}
+	close(release)
+	for range 3 {
+		s.recv(t)
+	}
 	want := "slow done,init,after"
+	mu.Lock()
+	defer mu.Unlock()
 	if got := strings.Join(events, ","); got != want {
 		t.Errorf("events %s, want %s", got, want)
 	}
@@ -295,15 +319,19 @@ func TestAbandonedCallNotifiesHook(t *testing.T) {
 	}
 }
 
+// TestCloseDrainsRunningHandlers checks that Close lets a running handler
+// finish and send its response: the handler returns only once Close has
+// begun.
 func TestCloseDrainsRunningHandlers(t *testing.T) {
 	started := make(chan struct{})
+	var c *Conn
 	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
 		close(started)
-		time.Sleep(20 * time.Millisecond)
+		<-c.Closing()
 		return "finished", ctx.Err()
 	})
 	s := newFrameStream(Limits{})
-	c := NewConn(s, &Options{Handler: h})
+	c = NewConn(s, &Options{Handler: h})
 	s.send(t, `{"jsonrpc":"2.0","id":1,"method":"work"}`)
 	<-started
 	c.Close()
@@ -438,61 +466,82 @@ type writerFunc func(ctx context.Context, m Message) error
 
 func (f writerFunc) Write(ctx context.Context, m Message) error { return f(ctx, m) }
 
+// waitFor polls cond until it holds, failing the test with every
+// goroutine's stack if it does not within 5s. It proves neither order nor
+// absence: it only waits, within a deadline that only a failure reaches.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5s")
+			t.Fatalf("condition not met within 5s\n%s", goroutines())
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // a poll interval, not a guess at timing
 	}
 }
 
+// TestCallReturnsAfterPrecedingNotifications checks that a call returns
+// only once the notifications received before its response have been
+// handled, and that a notification handler that calls back does not wait
+// for itself. In the bubble, synctest.Wait proves that the call has not
+// returned while the notifications are held.
 func TestCallReturnsAfterPrecedingNotifications(t *testing.T) {
-	var handled atomic.Int32
-	var c *Conn
-	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
-		switch req.Method {
-		case "log":
-			time.Sleep(5 * time.Millisecond)
-			handled.Add(1)
-		case "changed":
-			// A notification handler that calls back must not deadlock on
-			// its own ordering guarantee.
-			var out string
-			if err := c.Call(ctx, "ask", nil, &out); err != nil || out != "answer" {
-				t.Errorf("call from a notification handler: %q %v", out, err)
+	synctest.Test(t, func(t *testing.T) {
+		var handled atomic.Int32
+		gate := make(chan struct{})
+		var c *Conn
+		h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			switch req.Method {
+			case "log":
+				<-gate
+				handled.Add(1)
+			case "changed":
+				// A notification handler that calls back must not deadlock on
+				// its own ordering guarantee.
+				var out string
+				if err := c.Call(ctx, "ask", nil, &out); err != nil || out != "answer" {
+					t.Errorf("call from a notification handler: %q %v", out, err)
+				}
+				handled.Add(1)
 			}
-			handled.Add(1)
+			return nil, nil
+		})
+		s := newFrameStream(Limits{})
+		c = NewConn(s, &Options{Handler: h})
+		defer c.Close()
+		done := make(chan error, 1)
+		go func() { done <- c.Call(context.Background(), "work", nil, nil) }()
+		s.recv(t) // the call
+		for range 3 {
+			s.send(t, `{"jsonrpc":"2.0","method":"log"}`)
 		}
-		return nil, nil
+		s.send(t, `{"jsonrpc":"2.0","id":1,"result":null}`)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("Call returned (%v) before the notifications ahead of its response were handled", err)
+		default:
+		}
+		close(gate)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if n := handled.Load(); n != 3 {
+			t.Fatalf("Call returned after %d of the 3 notifications before its response", n)
+		}
+		s.send(t, `{"jsonrpc":"2.0","method":"changed"}`)
+		got := s.recv(t) // the handler's call
+		if !strings.Contains(got, `"method":"ask"`) {
+			t.Fatalf("got %s", got)
+		}
+		var m map[string]any
+		json.Unmarshal([]byte(got), &m)
+		s.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":"answer"}`, m["id"]))
+		synctest.Wait()
+		if n := handled.Load(); n != 4 {
+			t.Errorf("%d notifications handled, want 4", n)
+		}
 	})
-	s := newFrameStream(Limits{})
-	c = NewConn(s, &Options{Handler: h})
-	defer c.Close()
-	done := make(chan error)
-	go func() { done <- c.Call(context.Background(), "work", nil, nil) }()
-	s.recv(t) // the call
-	for range 3 {
-		s.send(t, `{"jsonrpc":"2.0","method":"log"}`)
-	}
-	s.send(t, `{"jsonrpc":"2.0","id":1,"result":null}`)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if n := handled.Load(); n != 3 {
-		t.Fatalf("Call returned after %d of the 3 notifications before its response", n)
-	}
-	s.send(t, `{"jsonrpc":"2.0","method":"changed"}`)
-	got := s.recv(t) // the handler's call
-	if !strings.Contains(got, `"method":"ask"`) {
-		t.Fatalf("got %s", got)
-	}
-	var m map[string]any
-	json.Unmarshal([]byte(got), &m)
-	s.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":"answer"}`, m["id"]))
-	waitFor(t, func() bool { return handled.Load() == 4 })
 }
 
 // Regression: a response written while the input ends must not be lost to
