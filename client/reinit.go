@@ -57,7 +57,7 @@ func retryExpired[T any](ctx context.Context, s *Session, do func() (T, error)) 
 		return v, err
 	}
 	if rerr := s.reinitialize(ctx, gen); rerr != nil {
-		return v, fmt.Errorf("%w (initializing again failed: %v)", err, rerr)
+		return v, fmt.Errorf("%w (initializing again failed: %w)", err, rerr)
 	}
 	return do()
 }

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/transport"
 	"github.com/mcpwire/mcpwire/transport/streamable"
 )
 
@@ -85,6 +87,50 @@ func TestReinitializeAfterSessionExpiry(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Error("the subscription was not restored")
+	}
+}
+
+// TestReinitializeFailureKeepsBothCauses: when the server lost the
+// session and the new handshake fails too, the error wraps both causes
+// (reinit.go wrapped the second with %v, so that errors.Is and errors.As
+// could not reach it).
+func TestReinitializeFailureKeepsBothCauses(t *testing.T) {
+	const codeRefused jsonrpc.Code = -32050
+	var inits atomic.Int32
+	refuseSecond := func(next jsonrpc.Handler) jsonrpc.Handler {
+		return jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if req.Method == mcp.MethodInitialize && inits.Add(1) > 1 {
+				return nil, jsonrpc.NewError(codeRefused, "no second session")
+			}
+			return next.Handle(ctx, req)
+		})
+	}
+	srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, &server.Options{Middleware: []jsonrpc.Middleware{refuseSecond}})
+	h := streamable.NewHandler(srv, nil)
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	defer h.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sess, err := client.New(mcp.Implementation{Name: "c", Version: "1"}, &client.Options{Version: mcp.LatestLegacy}).Connect(ctx, streamable.NewTransport(hs.URL, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	for s := range srv.Sessions() {
+		s.Close()
+		s.Wait()
+	}
+	_, err = sess.ListTools(ctx, nil)
+	if err == nil {
+		t.Fatal("tools/list succeeded, with the session lost and a new one refused")
+	}
+	if !errors.Is(err, jsonrpc.NewError(codeRefused, "")) {
+		t.Errorf("errors.Is does not reach the refused initialize through %v", err)
+	}
+	var hs404 *transport.HTTPStatusError
+	if !errors.As(err, &hs404) || hs404.StatusCode != http.StatusNotFound {
+		t.Errorf("errors.As does not reach the 404 through %v", err)
 	}
 }
 

@@ -183,7 +183,8 @@ func (s *Session) Ping(ctx context.Context) error {
 		_, err := s.Discover(ctx)
 		return err
 	}
-	return s.conn.Call(ctx, mcp.MethodPing, nil, nil)
+	_, err := retryExpired(ctx, s, func() (struct{}, error) { return struct{}{}, s.conn.Call(ctx, mcp.MethodPing, nil, nil) })
+	return err
 }
 
 // Discover asks a modern server what it supports.

@@ -1,8 +1,9 @@
 // Package jsonschema is mcpwire's JSON Schema engine: it infers schemas from
-// Go types, compiles schemas written by hand, validates JSON against them,
-// and fills in defaults. The server uses it for tools' inputSchema and
-// outputSchema and for elicitation; the client uses it to check
-// structuredContent.
+// Go types, compiles schemas written by hand, and validates JSON against
+// them. The server uses it for tools' inputSchema (arguments are validated
+// before the handler runs) and outputSchema (a typed tool's result is
+// checked before it is sent); the client checks the structuredContent of
+// results against the outputSchema a server listed.
 //
 // # Inferring a schema
 //
@@ -79,7 +80,8 @@
 // wrapping [ErrRemoteRef], as SEP-2106 forbids dereferencing network
 // references, and an unknown "$schema" wraps [ErrUnsupportedDialect]. A
 // client can test for these and for [ErrNeedsFullEngine], and relay such a
-// schema without validating against it.
+// schema without validating against it, as package client does with
+// output schemas.
 //
 // # Validating
 //

@@ -49,14 +49,3 @@ func ExampleSchema_Validate() {
 	// Output:
 	// arguments/text: expected string, got number 5; arguments: unexpected property "cuont" (allowed: "text", "count"); arguments: missing required property "count"
 }
-
-func ExampleSchema_ApplyDefaults() {
-	s := jsonschema.MustCompile(`{"type":"object","properties":{"name":{"type":"string"},"notify":{"type":"boolean","default":true}}}`)
-	out, err := s.ApplyDefaults(json.RawMessage(`{"name":"Ada"}`))
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(string(out))
-	// Output:
-	// {"name":"Ada","notify":true}
-}

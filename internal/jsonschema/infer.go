@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// InferOptions configure [For] and [ForType]. A nil *InferOptions means the
+// InferOptions configure [For]. A nil *InferOptions means the
 // defaults.
 type InferOptions struct {
 	// AllowAdditionalProperties leaves "additionalProperties" out of the
@@ -30,11 +30,11 @@ type InferOptions struct {
 // rules; types that JSON cannot carry (channels, functions, complex
 // numbers) are an error naming the field.
 func For[T any](opts *InferOptions) (*Schema, error) {
-	return ForType(reflect.TypeFor[T](), opts)
+	return forType(reflect.TypeFor[T](), opts)
 }
 
-// ForType is [For] for a reflect.Type.
-func ForType(t reflect.Type, opts *InferOptions) (*Schema, error) {
+// forType is For for a reflect.Type.
+func forType(t reflect.Type, opts *InferOptions) (*Schema, error) {
 	in := &inferrer{recursive: map[reflect.Type]bool{}, names: map[reflect.Type]string{}, used: map[string]bool{}}
 	if opts != nil {
 		in.opts = *opts

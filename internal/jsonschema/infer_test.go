@@ -239,7 +239,7 @@ func TestInferredSchemaAcceptsWhatGoWrites(t *testing.T) {
 		}{Raw: []byte("hi"), M: map[int]uint{-1: 2}, R: json.RawMessage(`{"x":[1]}`)},
 	}
 	for _, v := range values {
-		s, err := ForType(reflect.TypeOf(v), nil)
+		s, err := forType(reflect.TypeOf(v), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

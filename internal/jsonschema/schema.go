@@ -96,7 +96,6 @@ type Schema struct {
 	fast       *node      // the fast engine's form; nil if it declined
 	full       FullSchema // the full engine's form; nil if fast is set
 	maxSteps   int
-	defaults   []propertyDefault
 	objectRoot bool // the root says "type": "object"
 }
 
@@ -172,7 +171,7 @@ func compile(raw json.RawMessage, opts *CompileOptions, trusted bool, engine Ful
 	if err := checkComposition(root, d, anchors, o.MaxComposition); err != nil {
 		return nil, fmt.Errorf("jsonschema: %w", err)
 	}
-	s := &Schema{raw: compact, maxSteps: o.MaxSteps, defaults: rootDefaults(root), objectRoot: objectRoot}
+	s := &Schema{raw: compact, maxSteps: o.MaxSteps, objectRoot: objectRoot}
 	if dec != nil {
 		s.full = full
 		return s, nil

@@ -43,6 +43,11 @@
 // takes to answer its first request. Import this package in programs that
 // serve schemas they do not control, or that need those keywords; leave it
 // out of servers whose schemas are inferred or simple.
+//
+// Clients (package client) check tool results against the outputSchema
+// servers list. Without this package, they relay unchecked the results of
+// tools whose output schemas use the keywords above; with it, they check
+// those too.
 package fullschema
 
 import _ "github.com/mcpwire/mcpwire/internal/jsonschema/full"
