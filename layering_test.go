@@ -42,6 +42,11 @@ var layers = map[string][]string{
 	"cmd/mcpwire":                 {"cmd/mcpwire/internal/cli"},
 	"cmd/mcpwire/internal/frames": {"transport", "jsonrpc"},
 	"cmd/mcpwire/internal/wire":   {"cmd/mcpwire/internal/frames", "transport", "mcp", "jsonrpc"},
+
+	"servers/filesystem":                {"server", "mcp", "servers/filesystem/internal/glob", "servers/filesystem/internal/udiff"},
+	"servers/filesystem/internal/glob":  {},
+	"servers/filesystem/internal/udiff": {},
+	"servers/filesystem/internal/peers": {}, // test support: finds the official server
 }
 
 // cliLayers are the packages of the command line, under

@@ -9,6 +9,8 @@
 #   conformance-<v>           @modelcontextprotocol/conformance 0.2.0-alpha.12 (--requirements ...)
 #   everything-<v>-sdk-<v>    @modelcontextprotocol/server-everything, with @modelcontextprotocol/sdk
 #                             pinned beside it (the server uses that exact SDK)
+#   filesystem-<v>            @modelcontextprotocol/server-filesystem (the differential test and the
+#                             benchmark of servers/filesystem)
 #
 # Everything comes from the npm registry through npm; nothing else is downloaded, and package
 # install scripts are not run. Transitive dependencies are resolved as of NPM_BEFORE, so two
@@ -16,13 +18,14 @@
 # records the exact pins; a second run with nothing changed does no network access.
 #
 # Prints nothing but shell assignments on stdout (PEERS_DIR, NODE22, CONFORMANCE_0116,
-# CONFORMANCE_ALPHA12, SERVER_EVERYTHING, MCP_SDK_DIR), for:
+# CONFORMANCE_ALPHA12, SERVER_EVERYTHING, MCP_SDK_DIR, SERVER_FILESYSTEM), for:
 #   eval "$(scripts/install-peers.sh)"
 # On failure it prints npm's log to stderr, prints nothing on stdout and exits non-zero. Under
 # `set -e`, `eval "$(...)"` does not stop on that failure; to stop, write:
 #   peers=$(scripts/install-peers.sh) || exit 1; eval "$peers"
 # Usage: "$NODE22" "$CONFORMANCE_0116" server --url http://localhost:3000/mcp
 #        "$NODE22" "$SERVER_EVERYTHING" stdio
+#        "$NODE22" "$SERVER_FILESYSTEM" DIR...
 #        import("$MCP_SDK_DIR/dist/esm/client/index.js") from a script run by "$NODE22"
 set -euo pipefail
 
@@ -31,6 +34,7 @@ CONFORMANCE_STABLE_VERSION=0.1.16
 CONFORMANCE_ALPHA_VERSION=0.2.0-alpha.12
 EVERYTHING_VERSION=2026.8.31
 SDK_VERSION=1.32.2
+FILESYSTEM_VERSION=2026.8.31
 # Upper bound on publish dates for transitive dependencies (npm --before).
 NPM_BEFORE=2026-11-30T00:00:00Z
 
@@ -107,6 +111,10 @@ install_group "$EVERYTHING_DIR" "$EVERYTHING_ENTRY" \
 	"@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" \
 	"@modelcontextprotocol/sdk@$SDK_VERSION"
 
+FILESYSTEM_DIR=filesystem-$FILESYSTEM_VERSION
+FILESYSTEM_ENTRY=node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
+install_group "$FILESYSTEM_DIR" "$FILESYSTEM_ENTRY" "@modelcontextprotocol/server-filesystem@$FILESYSTEM_VERSION"
+
 assign() {
 	printf '%s=%q\n' "$1" "$2"
 }
@@ -116,3 +124,4 @@ assign CONFORMANCE_0116 "$PEERS_DIR/$STABLE_DIR/$CONFORMANCE_ENTRY"
 assign CONFORMANCE_ALPHA12 "$PEERS_DIR/$ALPHA_DIR/$CONFORMANCE_ENTRY"
 assign SERVER_EVERYTHING "$PEERS_DIR/$EVERYTHING_DIR/$EVERYTHING_ENTRY"
 assign MCP_SDK_DIR "$PEERS_DIR/$EVERYTHING_DIR/node_modules/@modelcontextprotocol/sdk"
+assign SERVER_FILESYSTEM "$PEERS_DIR/$FILESYSTEM_DIR/$FILESYSTEM_ENTRY"

@@ -1,0 +1,120 @@
+// Package filesystem is an MCP filesystem server: the tools of the
+// official @modelcontextprotocol/server-filesystem (version 2026.8.31),
+// with the same names, arguments, annotations, output schemas and result
+// texts, confined to a set of allowed directories by os.Root. It is what
+// mcpwire serve filesystem runs, and it embeds in any mcpwire server.
+//
+// # Serving it
+//
+//	fsys, err := filesystem.New([]string{"/home/me/project"}, nil)
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	defer fsys.Close()
+//	srv, err := fsys.Server(nil) // the tools, the instructions, the roots hook
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	err = srv.Run(ctx, stdio.New(nil))
+//
+// To add the tools to a server of your own, make it with ServerOptions
+// (which adds the instructions and the hook that hears the client's roots
+// change) and call Register:
+//
+//	srv := server.New(info, fsys.ServerOptions(&server.Options{...}))
+//	err := fsys.Register(srv)
+//
+// # The tools
+//
+// read_text_file (head, tail), read_file (deprecated, the same),
+// read_media_file, read_multiple_files, write_file, edit_file (dryRun; a
+// unified diff, as jsdiff writes it), create_directory, list_directory,
+// list_directory_with_sizes (sortBy), directory_tree (excludePatterns),
+// move_file, search_files (glob patterns as minimatch reads them,
+// excludePatterns), get_file_info and list_allowed_directories. Paths are
+// absolute, or relative to the first allowed directory; ~ is the home
+// directory. Every failure is a tool result with isError set and a text
+// worded as the official server words it ("ENOENT: no such file or
+// directory, open '/a/b'", "Access denied - path outside allowed
+// directories: ..."), never a protocol error.
+//
+// # Confinement
+//
+// Each allowed directory is opened once as an os.Root, and every access
+// goes through a root: a path is resolved one component at a time from
+// an open directory, so .., absolute paths and symbolic links cannot lead
+// out of it, and a symbolic link swapped in after a check cannot either
+// (the check and the use are the same walk). Symbolic links are followed
+// as the official server follows them (it works on real paths): one that
+// leads into an allowed directory, even by an absolute target or into
+// another allowed directory, is followed, one that leads elsewhere is
+// refused with "Access denied - symlink target outside allowed
+// directories". The resolution ends in an open directory and one name in
+// it, and the tool acts there: whatever happens to the path meanwhile,
+// the act stays inside the root. Two operations that os.Root lacks,
+// renaming without replacing (renameat2 with RENAME_NOREPLACE) and a
+// file's birth time (statx), use the descriptor of such an open directory
+// and one plain name, never following a link.
+//
+// # Limits
+//
+// Each call reads at most MaxReadBytes (DefaultMaxReadBytes, 8 MiB: the
+// file read, the total of read_multiple_files, the lines of head or tail),
+// writes at most MaxWriteBytes (DefaultMaxWriteBytes, 16 MiB) and lists or
+// visits at most MaxEntries directory entries (DefaultMaxEntries); past a
+// limit the call fails with a text that names it. Walks stop when the
+// request is cancelled.
+//
+// # Roots
+//
+// In the legacy era (up to 2025-11-25) a client that declares the roots
+// capability decides the allowed directories, as in the official server:
+// its roots (file: URIs naming directories) replace the configured ones
+// for its session. The server asks for them (roots/list) before the
+// session's first tool call, and again before the next call after each
+// notifications/roots/list_changed. When no root names a usable
+// directory, the current directories stay. Options.Roots can instead keep
+// the client within the configured directories (RootsWithin) or ignore
+// its roots (RootsIgnore). Each session has its own roots: over HTTP, one
+// client's roots never change another's access.
+//
+// The stateless era (2026-07-28) has no session, deprecates roots and
+// drops notifications/roots/list_changed; a server can learn the roots
+// only by asking within each request (an input_required round, which
+// costs a round trip). Modern requests therefore use the configured
+// directories, unless Options.ModernRoots makes every tool call ask a
+// client that declares roots first.
+//
+// # Intended differences from the official server
+//
+// The differential test (TestDifferential) runs more than a hundred calls
+// against both servers on identical trees and compares texts and the
+// trees left behind. Where they differ, it is on purpose:
+//
+//   - Limits: reads, writes and listings are bounded (see Limits); the
+//     official server reads anything, whole, into memory.
+//   - A FIFO, socket or device is refused as "not a regular file"; the
+//     official server would block on it or read forever.
+//   - edit_file refuses a file that is not valid UTF-8, which the official
+//     server would rewrite with its invalid bytes replaced by U+FFFD.
+//   - list_directory_with_sizes shows size 0 for a link leading outside
+//     the allowed directories; the official server follows it and shows
+//     the size of what it reaches outside.
+//   - move_file refuses to move an allowed directory itself.
+//   - The texts of invalid-argument errors come from mcpwire's schema
+//     validator; tool schemas omit the draft-07 $schema member.
+//   - get_file_info names a time zone other than UTC by its abbreviation
+//     (CEST), where JavaScript writes its long name (Central European
+//     Summer Time).
+//   - list_directory_with_sizes sorts names by the Unicode root collation
+//     (what localeCompare does under an English locale) whatever the
+//     process's locale.
+//   - Glob patterns: the negated extglob !(a|b) inside a pattern is not
+//     supported (a clear error); ? matches one character where minimatch
+//     matches one UTF-16 code unit.
+//   - The roots of a legacy session are asked at its first tool call, not
+//     right after initialization, so that the call sees them (see Roots).
+//   - The server has instructions and is named mcpwire-filesystem; an
+//     allowed directory that does not exist fails New (the official server
+//     warns and skips it).
+package filesystem

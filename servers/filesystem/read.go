@@ -1,0 +1,320 @@
+package filesystem
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+type readTextArgs struct {
+	Path string   `json:"path"`
+	Head *float64 `json:"head"`
+	Tail *float64 `json:"tail"`
+}
+
+// set reports whether a head or tail argument counts: JavaScript's
+// truthiness, so 0 means "not given".
+func set(n *float64) bool { return n != nil && *n != 0 }
+
+func (c *call) readTextFile(ctx context.Context, args *readTextArgs) (string, error) {
+	t, err := c.set.resolve(args.Path)
+	if err != nil {
+		return "", err
+	}
+	defer t.close()
+	if set(args.Head) && set(args.Tail) {
+		return "", errorf("Cannot specify both head and tail parameters simultaneously")
+	}
+	switch {
+	case set(args.Tail):
+		return c.tail(t, *args.Tail)
+	case set(args.Head):
+		return c.head(t, *args.Head)
+	}
+	b, err := c.readAll(t, c.opts.MaxReadBytes)
+	if err != nil {
+		return "", err
+	}
+	return decodeUTF8(b), nil
+}
+
+// openRegular opens the target for reading, refusing what is not a
+// regular file: a directory fails as in Node; a FIFO or a device, which
+// would block or never end, is refused.
+func (c *call) openRegular(t *target) (*os.File, fs.FileInfo, error) {
+	f, fi, err := t.openFile("open")
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case fi.IsDir():
+		f.Close()
+		return nil, nil, opErr("read", "", syscall.EISDIR)
+	case !fi.Mode().IsRegular():
+		f.Close()
+		return nil, nil, errorf("Cannot read %s: it is not a regular file (%s)", t.path(), fi.Mode().Type())
+	}
+	return f, fi, nil
+}
+
+// A sizeError reports a file larger than what a call may read.
+type sizeError struct {
+	path        string
+	size, limit int64
+}
+
+func (e *sizeError) Error() string {
+	return fmt.Sprintf("File too large: %s has %d bytes, more than the limit of %d bytes for one call; read part of it with head or tail", e.path, e.size, e.limit)
+}
+
+func tooLarge(path string, size, limit int64) error { return &sizeError{path, size, limit} }
+
+// readAll reads the whole target, up to limit bytes.
+func (c *call) readAll(t *target, limit int64) ([]byte, error) {
+	f, fi, err := c.openRegular(t)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi.Size() > limit {
+		return nil, tooLarge(t.path(), fi.Size(), limit)
+	}
+	b := make([]byte, 0, fi.Size()+1)
+	for {
+		if int64(len(b)) > limit {
+			return nil, tooLarge(t.path(), int64(len(b)), limit)
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):min(cap(b), int(limit)+1)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, opErr("read", "", err)
+		}
+	}
+}
+
+// head returns the first n lines, as the official server's headFile: the
+// lines up to ceil(n), joined by \n, without the newline of the last.
+func (c *call) head(t *target, n float64) (string, error) {
+	f, _, err := c.openRegular(t)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if n < 0 || math.IsNaN(n) {
+		return "", nil
+	}
+	want := math.Ceil(n)
+	var buf []byte
+	lines := 0.0
+	chunk := make([]byte, 64<<10)
+	for {
+		m, err := f.Read(chunk)
+		// Count complete lines in what was read; stop once there are enough.
+		data := chunk[:m]
+		for {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				break
+			}
+			if lines++; lines >= want {
+				buf = append(buf, data[:i]...)
+				return decodeUTF8(buf), nil
+			}
+			buf = append(buf, data[:i+1]...)
+			data = data[i+1:]
+		}
+		buf = append(buf, data...)
+		if int64(len(buf)) > c.opts.MaxReadBytes {
+			return "", errorf("File too large: the first %v lines of %s are more than the limit of %d bytes for one call", n, t.path(), c.opts.MaxReadBytes)
+		}
+		if err == io.EOF {
+			// The last line, if it has no newline, counts too.
+			return decodeUTF8(bytes.TrimSuffix(buf, []byte("\n"))), nil
+		}
+		if err != nil {
+			return "", opErr("read", "", err)
+		}
+	}
+}
+
+// tailChunk is the step in which the official server reads a file
+// backwards; where it stops decides which bytes it decodes.
+const tailChunk = 1024
+
+// tail returns the last n lines as the official server's tailFile: it
+// reads 1 KiB chunks from the end until they hold n newlines, decodes
+// them, and keeps the last n (truncated) parts split on \n, CRLF made LF.
+func (c *call) tail(t *target, n float64) (string, error) {
+	f, fi, err := c.openRegular(t)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	size := fi.Size()
+	if size == 0 {
+		return "", nil
+	}
+	// Read backwards in blocks of whole chunks, counting newlines chunk by
+	// chunk, to find where the official server would have stopped.
+	const block = 64 * tailChunk
+	var data []byte
+	pos, newlines := size, 0.0
+	for pos > 0 && newlines < n {
+		start := max(0, pos-block)
+		buf := make([]byte, pos-start)
+		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+			return "", opErr("read", "", err)
+		}
+		// Walk the block's chunks from its end.
+		end := int64(len(buf))
+		cut := int64(0) // where, in buf, reading stops
+		for end > 0 && newlines < n {
+			cs := max(0, end-tailChunk)
+			newlines += float64(bytes.Count(buf[cs:end], []byte("\n")))
+			end = cs
+		}
+		cut = end
+		data = append(buf[cut:], data...)
+		pos = start + cut
+		if int64(len(data)) > c.opts.MaxReadBytes {
+			return "", errorf("File too large: the last %v lines of %s are more than the limit of %d bytes for one call", n, t.path(), c.opts.MaxReadBytes)
+		}
+		if cut > 0 {
+			break
+		}
+	}
+	text := strings.ReplaceAll(decodeUTF8(data), "\r\n", "\n")
+	parts := strings.Split(text, "\n")
+	// slice(-n): n truncated toward zero; -0 is 0, which keeps everything.
+	k := int64(math.Trunc(n))
+	switch {
+	case n < 0:
+		from := int64(math.Trunc(-n))
+		if from >= int64(len(parts)) {
+			return "", nil
+		}
+		parts = parts[from:]
+	case k > 0 && k < int64(len(parts)):
+		parts = parts[int64(len(parts))-k:]
+	}
+	return strings.Join(parts, "\n"), nil
+}
+
+type pathArgs struct {
+	Path string `json:"path"`
+}
+
+// mimeTypes are the official server's: what is not here is returned as an
+// embedded resource of type application/octet-stream.
+var mimeTypes = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+	".webp": "image/webp", ".bmp": "image/bmp", ".svg": "image/svg+xml",
+	".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".flac": "audio/flac",
+}
+
+func (c *call) readMediaFile(ctx context.Context, args *pathArgs) (*mcp.CallToolResult, error) {
+	t, err := c.set.resolve(args.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer t.close()
+	b, err := c.readAll(t, c.opts.MaxReadBytes)
+	if err != nil {
+		return nil, err
+	}
+	p := t.path()
+	mime, ok := mimeTypes[strings.ToLower(filepath.Ext(p))]
+	if !ok {
+		mime = "application/octet-stream"
+	}
+	data := base64.StdEncoding.EncodeToString(b)
+	// The structured content repeats the content block, its members in the
+	// official server's order.
+	type blob struct {
+		URI      string `json:"uri"`
+		MimeType string `json:"mimeType"`
+		Blob     string `json:"blob"`
+	}
+	type block struct {
+		Type     string `json:"type"`
+		Data     string `json:"data,omitempty"`
+		MimeType string `json:"mimeType,omitempty"`
+		Resource *blob  `json:"resource,omitempty"`
+	}
+	var item mcp.Content
+	var structured block
+	switch {
+	case strings.HasPrefix(mime, "image/"):
+		item = &mcp.ImageContent{Data: data, MimeType: mime}
+		structured = block{Type: "image", Data: data, MimeType: mime}
+	case strings.HasPrefix(mime, "audio/"):
+		item = &mcp.AudioContent{Data: data, MimeType: mime}
+		structured = block{Type: "audio", Data: data, MimeType: mime}
+	default:
+		uri := fileURL(p)
+		item = &mcp.EmbeddedResource{Resource: mcp.ResourceContents{URI: uri, MimeType: mime, Blob: data}}
+		structured = block{Type: "resource", Resource: &blob{URI: uri, MimeType: mime, Blob: data}}
+	}
+	sc, err := json.Marshal(struct {
+		Content []block `json:"content"`
+	}{[]block{structured}})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: mcp.ContentList{item}, StructuredContent: sc}, nil
+}
+
+type readMultipleArgs struct {
+	Paths []string `json:"paths"`
+}
+
+func (c *call) readMultipleFiles(ctx context.Context, args *readMultipleArgs) (string, error) {
+	results := make([]string, len(args.Paths))
+	budget := c.opts.MaxReadBytes
+	for i, p := range args.Paths {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		content, err := func() (string, error) {
+			t, err := c.set.resolve(p)
+			if err != nil {
+				return "", err
+			}
+			defer t.close()
+			b, err := c.readAll(t, budget)
+			if err != nil {
+				return "", err
+			}
+			budget -= int64(len(b))
+			return decodeUTF8(b), nil
+		}()
+		var se *sizeError
+		if errors.As(err, &se) && se.limit < c.opts.MaxReadBytes {
+			err = errorf("File too large: %s has %d bytes; with the files before it, that is more than the limit of %d bytes that one call reads", se.path, se.size, c.opts.MaxReadBytes)
+		}
+		if err != nil {
+			results[i] = p + ": Error - " + err.Error()
+			continue
+		}
+		results[i] = p + ":\n" + content + "\n"
+	}
+	return strings.Join(results, "\n---\n"), nil
+}

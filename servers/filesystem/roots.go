@@ -1,0 +1,191 @@
+package filesystem
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/server"
+)
+
+// sessionRoots is what a legacy session's client said of its roots.
+type sessionRoots struct {
+	sess  *server.Session
+	stale atomic.Bool // the roots must be asked (again) before the next call
+
+	mu      sync.Mutex // held while asking
+	set     *dirSet    // the client's roots; nil: the configured directories
+	dropped bool       // the session ended or the FS closed
+}
+
+// drop releases the session's roots.
+func (st *sessionRoots) drop() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.dropped = true
+	if st.set != nil {
+		st.set.release()
+		st.set = nil
+	}
+}
+
+// session returns the roots state of sess, made stale (to be asked) when
+// new. States of sessions that ended are dropped on the way.
+func (f *FS) session(sess *server.Session) (*sessionRoots, error) {
+	var ended []*sessionRoots
+	defer func() { // not under f.mu: a call of an ended session may hold st.mu and want f.mu
+		for _, st := range ended {
+			st.drop()
+		}
+	}()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil, errClosed
+	}
+	if st, ok := f.sessions[sess]; ok {
+		return st, nil
+	}
+	for s, st := range f.sessions {
+		select {
+		case <-s.Done():
+			ended = append(ended, st)
+			delete(f.sessions, s)
+		default:
+		}
+	}
+	st := &sessionRoots{sess: sess}
+	st.stale.Store(true)
+	f.sessions[sess] = st
+	return st, nil
+}
+
+// RootsListChanged marks the session's roots to be asked again before its
+// next tool call. ServerOptions installs it as
+// server.Options.OnRootsListChanged.
+func (f *FS) RootsListChanged(ctx context.Context, sess *server.Session) {
+	if st, err := f.session(sess); err == nil {
+		st.stale.Store(true)
+	}
+}
+
+// dirsFor returns the allowed directories for a call, held: the caller
+// releases them.
+//
+// A legacy session whose client declares the roots capability asks the
+// client for its roots before its first tool call and again after each
+// notifications/roots/list_changed, then uses them for every call until
+// they change. The official server asks as soon as the session is
+// initialized; asking at the first call instead works over every
+// transport (over HTTP the question travels on the call's own response
+// stream) and guarantees that the call sees the roots.
+func (f *FS) dirsFor(ctx context.Context, req *server.Request) (*dirSet, error) {
+	caps := req.ClientCapabilities()
+	if f.opts.Roots == RootsIgnore || caps.Roots == nil {
+		return f.acquireBase()
+	}
+	if req.Session == nil {
+		if !f.opts.ModernRoots || !req.IsModern() {
+			return f.acquireBase()
+		}
+		res, err := req.ListRoots(ctx)
+		if err != nil {
+			if errors.Is(err, server.ErrInputRequired) {
+				return nil, err // the server asks the client and retries the call
+			}
+			f.log.Warn("filesystem: asking the client for its roots failed", "error", err)
+			return f.acquireBase()
+		}
+		if set := f.rootsSet(res.Roots); set != nil {
+			return set, nil // held once: the caller's release closes it
+		}
+		return f.acquireBase()
+	}
+	st, err := f.session(req.Session)
+	if err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.dropped {
+		return nil, errClosed
+	}
+	if st.stale.Swap(false) {
+		rctx, cancel := context.WithTimeout(ctx, f.opts.RootsTimeout)
+		res, err := req.ListRoots(rctx)
+		cancel()
+		switch {
+		case err != nil:
+			f.log.Warn("filesystem: asking the client for its roots failed; keeping the current directories", "error", err)
+		default:
+			if set := f.rootsSet(res.Roots); set != nil {
+				if st.set != nil {
+					st.set.release()
+				}
+				st.set = set
+			} else {
+				f.log.Warn("filesystem: the client gave no usable root; keeping the current directories")
+			}
+		}
+	}
+	if st.set != nil {
+		st.set.acquire()
+		return st.set, nil
+	}
+	return f.acquireBase()
+}
+
+// rootsSet opens the roots that name existing directories (and, with
+// RootsWithin, lie inside a configured directory), or returns nil when
+// none does.
+func (f *FS) rootsSet(roots []mcp.Root) *dirSet {
+	s := &dirSet{}
+	s.refs.Store(1)
+	for _, r := range roots {
+		p, err := rootPath(r.URI)
+		if err != nil {
+			f.log.Warn("filesystem: skipping a root", "uri", r.URI, "error", err)
+			continue
+		}
+		d, err := openDir(p)
+		if err != nil {
+			f.log.Warn("filesystem: skipping a root", "uri", r.URI, "error", err)
+			continue
+		}
+		d.names = []string{d.real} // roots are known by their real paths, as in the official server
+		if f.opts.Roots == RootsWithin && !f.base.contains(d.real) {
+			f.log.Warn("filesystem: skipping a root outside the configured directories", "uri", r.URI)
+			d.root.Close()
+			continue
+		}
+		s.add(d)
+	}
+	if len(s.dirs) == 0 {
+		return nil
+	}
+	return s
+}
+
+// rootPath turns a root's URI into a path: a file: URI, or (as the
+// official server accepts) a plain path.
+func rootPath(uri string) (string, error) {
+	if !strings.HasPrefix(uri, "file://") {
+		return uri, nil
+	}
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", err
+	}
+	if u.Host != "" && u.Host != "localhost" {
+		return "", errorf("a file URI of another host (%s) cannot name a directory here", u.Host)
+	}
+	if strings.Contains(strings.ToLower(u.EscapedPath()), "%2f") {
+		return "", errorf("a file URI must not hold an encoded /")
+	}
+	return filepath.FromSlash(u.Path), nil
+}

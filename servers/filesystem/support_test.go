@@ -1,0 +1,211 @@
+package filesystem
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/servers/filesystem/internal/peers"
+	"github.com/mcpwire/mcpwire/transport/command"
+	"github.com/mcpwire/mcpwire/transport/memory"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// callTimeout bounds every call of a test: only a hung server reaches it.
+const callTimeout = 60 * time.Second
+
+var clientInfo = mcp.Implementation{Name: "filesystem-test", Version: "1.0.0"}
+
+// startOurs serves an FS over dirs to a client in this process, in the
+// given protocol revision.
+func startOurs(t testing.TB, dirs []string, opts *Options, version mcp.Version, copts *client.Options) *client.Session {
+	t.Helper()
+	fsys, err := New(dirs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := fsys.Server(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := memory.NewPair(nil)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	ssess, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o client.Options
+	if copts != nil {
+		o = *copts
+	}
+	o.Version = version
+	cs, err := client.New(clientInfo, &o).Connect(ctx, ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ssess.Close()
+		ssess.Wait()
+		srv.Close()
+		fsys.Close()
+	})
+	return cs
+}
+
+// startOfficial starts the official server from npm over dirs.
+func startOfficial(t testing.TB, dirs []string, copts *client.Options) *client.Session {
+	t.Helper()
+	node, server := peers.Filesystem(t)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	var o client.Options
+	if copts != nil {
+		o = *copts
+	}
+	o.Version = "2025-11-25" // the official server speaks the legacy era only
+	cmd := exec.Command(node, append([]string{server}, dirs...)...)
+	cs, err := client.New(clientInfo, &o).Connect(ctx, command.New(cmd, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// callResult is a tool result made comparable: its JSON, with the root of
+// the tree replaced by {root}.
+type callResult struct {
+	IsError bool
+	Text    string // the text of a single text block, or the JSON of the content
+	JSON    string // the whole result
+}
+
+func callTool(t testing.TB, cs *client.Session, root, tool string, args map[string]any) callResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	raw, _ := json.Marshal(expand(args, root))
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: raw})
+	if err != nil {
+		t.Fatalf("%s %s: %v", tool, raw, err)
+	}
+	res.Meta = nil
+	res.ResultType = ""
+	out := callResult{IsError: res.IsError}
+	if len(res.Content) == 1 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			out.Text = tc.Text
+		}
+	}
+	if out.Text == "" {
+		b, _ := json.Marshal(res.Content)
+		out.Text = string(b)
+	}
+	b, _ := json.Marshal(res)
+	out.JSON = string(b)
+	for _, s := range []*string{&out.Text, &out.JSON} {
+		*s = strings.ReplaceAll(*s, root, "{root}")
+		*s = strings.ReplaceAll(*s, strings.TrimPrefix(fileURL(root), "file://"), "{root}")
+		*s = strings.ReplaceAll(*s, filepath.Dir(root), "{parent}")
+		*s = tempName.ReplaceAllString(*s, ".{random}.tmp")
+	}
+	return out
+}
+
+// tempName matches the temporary files of write_file and edit_file.
+var tempName = regexp.MustCompile(`\.[0-9a-f]{32}\.tmp`)
+
+// expand replaces {root} in every string of v.
+func expand(v any, root string) any {
+	switch v := v.(type) {
+	case string:
+		return strings.ReplaceAll(v, "{root}", root)
+	case []string:
+		out := make([]string, len(v))
+		for i, s := range v {
+			out[i] = strings.ReplaceAll(s, "{root}", root)
+		}
+		return out
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			out[k] = expand(x, root)
+		}
+		return out
+	}
+	return v
+}
+
+// snapshot describes a tree: each entry's kind, permissions and content
+// (or link target), by relative path.
+func snapshot(t testing.TB, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		desc := fmt.Sprintf("%v", fi.Mode())
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			desc += " -> " + target
+		case fi.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256(b)
+			desc += fmt.Sprintf(" %d %s", len(b), hex.EncodeToString(sum[:8]))
+		}
+		out[rel] = desc
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func diffSnapshots(a, b map[string]string) string {
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out bytes.Buffer
+	for _, k := range keys {
+		if a[k] != b[k] {
+			fmt.Fprintf(&out, "  %s: %q vs %q\n", k, a[k], b[k])
+		}
+	}
+	return out.String()
+}

@@ -1,0 +1,93 @@
+//go:build linux
+
+package filesystem
+
+import (
+	"errors"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// These two operations need what os.Root does not offer: renaming
+// without replacing, and a file's birth time. Each works on directories
+// opened through the roots and on one plain name inside them, never
+// following a symbolic link, so it cannot reach outside either.
+
+// withDirFDs runs f with the descriptors of the two directories.
+func withDirFDs(a, b *os.Root, f func(afd, bfd int) error) error {
+	af, err := a.Open(".")
+	if err != nil {
+		return err
+	}
+	defer af.Close()
+	bf, err := b.Open(".")
+	if err != nil {
+		return err
+	}
+	defer bf.Close()
+	ac, err := af.SyscallConn()
+	if err != nil {
+		return err
+	}
+	bc, err := bf.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := ac.Control(func(afd uintptr) {
+		if err := bc.Control(func(bfd uintptr) { ferr = f(int(afd), int(bfd)) }); err != nil {
+			ferr = err
+		}
+	}); err != nil {
+		return err
+	}
+	return ferr
+}
+
+// renameNoReplace renames src in srcDir to dst in dstDir, failing with an
+// error matching fs.ErrExist when dst exists: atomically where the file
+// system supports RENAME_NOREPLACE, else by looking first, as the
+// official server always does.
+func renameNoReplace(srcDir *os.Root, src string, dstDir *os.Root, dst string) error {
+	return withDirFDs(srcDir, dstDir, func(sfd, dfd int) error {
+		err := unix.Renameat2(sfd, src, dfd, dst, unix.RENAME_NOREPLACE)
+		if !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOSYS) {
+			return err
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(dfd, dst, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			return unix.EEXIST
+		}
+		return unix.Renameat(sfd, src, dfd, dst)
+	})
+}
+
+// birthTime returns when name in dir was created, or the Unix epoch when
+// the file system does not say (as Node reports it then).
+func birthTime(dir *os.Root, name string) time.Time {
+	var t time.Time = time.Unix(0, 0)
+	withDirFDs(dir, dir, func(fd, _ int) error {
+		var stx unix.Statx_t
+		flags := unix.AT_SYMLINK_NOFOLLOW
+		if name == "." {
+			name, flags = "", flags|unix.AT_EMPTY_PATH
+		}
+		if unix.Statx(fd, name, flags, unix.STATX_BTIME, &stx) == nil && stx.Mask&unix.STATX_BTIME != 0 {
+			t = time.Unix(stx.Btime.Sec, int64(stx.Btime.Nsec))
+		}
+		return nil
+	})
+	return t
+}
+
+// statDetails returns the mode bits (permissions in the low nine) and the
+// access time of a file.
+func statDetails(fi os.FileInfo) (uint32, time.Time) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Mode, time.Unix(st.Atim.Sec, st.Atim.Nsec)
+	}
+	return uint32(fi.Mode().Perm()), fi.ModTime()
+}

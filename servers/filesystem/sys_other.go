@@ -1,0 +1,36 @@
+//go:build !linux
+
+package filesystem
+
+import (
+	"io/fs"
+	"os"
+	"time"
+)
+
+// renameNoReplace renames src in srcDir to dst in dstDir unless dst
+// exists. Without renameat2, it looks first, as the official server does,
+// and can only rename within one directory tree opened as srcDir.
+func renameNoReplace(srcDir *os.Root, src string, dstDir *os.Root, dst string) error {
+	if _, err := dstDir.Lstat(dst); err == nil {
+		return fs.ErrExist
+	}
+	if srcDir != dstDir {
+		return errorf("moving a file between two directories is supported on Linux only")
+	}
+	return srcDir.Rename(src, dst)
+}
+
+// birthTime is unknown here: the modification time stands in.
+func birthTime(dir *os.Root, name string) time.Time {
+	if fi, err := dir.Lstat(name); err == nil {
+		return fi.ModTime()
+	}
+	return time.Unix(0, 0)
+}
+
+// statDetails returns the permission bits and, for want of a portable
+// access time, the modification time.
+func statDetails(fi os.FileInfo) (uint32, time.Time) {
+	return uint32(fi.Mode().Perm()), fi.ModTime()
+}
