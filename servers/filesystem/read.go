@@ -122,9 +122,13 @@ func (c *call) head(t *target, n float64) (string, error) {
 		return "", nil
 	}
 	want := math.Ceil(n)
+	limit := c.opts.MaxReadBytes
+	tooMuch := func() error {
+		return errorf("File too large: the first %v lines of %s are more than the limit of %d bytes for one call", n, t.path(), limit)
+	}
 	var buf []byte
 	lines := 0.0
-	chunk := make([]byte, 64<<10)
+	chunk := make([]byte, min(64<<10, limit+1))
 	for {
 		m, err := f.Read(chunk)
 		// Count complete lines in what was read; stop once there are enough.
@@ -135,15 +139,17 @@ func (c *call) head(t *target, n float64) (string, error) {
 				break
 			}
 			if lines++; lines >= want {
-				buf = append(buf, data[:i]...)
+				if buf = append(buf, data[:i]...); int64(len(buf)) > limit {
+					return "", tooMuch()
+				}
 				return decodeUTF8(buf), nil
 			}
 			buf = append(buf, data[:i+1]...)
 			data = data[i+1:]
 		}
 		buf = append(buf, data...)
-		if int64(len(buf)) > c.opts.MaxReadBytes {
-			return "", errorf("File too large: the first %v lines of %s are more than the limit of %d bytes for one call", n, t.path(), c.opts.MaxReadBytes)
+		if int64(len(bytes.TrimSuffix(buf, []byte("\n")))) > limit {
+			return "", tooMuch()
 		}
 		if err == io.EOF {
 			// The last line, if it has no newline, counts too.

@@ -213,7 +213,9 @@ func (t *target) openFile(op string) (*os.File, fs.FileInfo, error) {
 	if t.missing {
 		return nil, nil, opErr(op, t.path(), syscall.ENOENT)
 	}
-	f, err := t.parent.Open(t.base)
+	// Non-blocking: opening a FIFO would otherwise wait for a writer. It
+	// changes nothing for a regular file, and the caller refuses the rest.
+	f, err := t.parent.OpenFile(t.base, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, nil, opErr(op, t.path(), err)
 	}

@@ -122,6 +122,9 @@ func callTool(t testing.TB, cs *client.Session, root, tool string, args map[stri
 	b, _ := json.Marshal(res)
 	out.JSON = string(b)
 	for _, s := range []*string{&out.Text, &out.JSON} {
+		if root == "" {
+			break
+		}
 		*s = strings.ReplaceAll(*s, root, "{root}")
 		*s = strings.ReplaceAll(*s, strings.TrimPrefix(fileURL(root), "file://"), "{root}")
 		*s = strings.ReplaceAll(*s, filepath.Dir(root), "{parent}")

@@ -16,6 +16,9 @@ import (
 // opened through the roots and on one plain name inside them, never
 // following a symbolic link, so it cannot reach outside either.
 
+// openNonblock opens without waiting (for a FIFO's writer).
+const openNonblock = syscall.O_NONBLOCK
+
 // withDirFDs runs f with the descriptors of the two directories.
 func withDirFDs(a, b *os.Root, f func(afd, bfd int) error) error {
 	af, err := a.Open(".")

@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// openNonblock is 0 where non-blocking opens are not portable.
+const openNonblock = 0
+
 // renameNoReplace renames src in srcDir to dst in dstDir unless dst
 // exists. Without renameat2, it looks first, as the official server does,
 // and can only rename within one directory tree opened as srcDir.
