@@ -16,32 +16,30 @@ const module = "github.com/mcpwire/mcpwire"
 // trailing "/..." covers a subtree). It is the diagram of docs/design.md.
 // A package missing from the table fails the test: add it deliberately.
 var layers = map[string][]string{
-	"":                            {}, // the module's overview (doc.go)
-	"jsonrpc":                     {},
-	"mcp":                         {"jsonrpc"},
-	"transport":                   {"jsonrpc"},
-	"transport/stdio":             {"transport", "mcp", "jsonrpc"},
-	"transport/memory":            {"transport", "mcp", "jsonrpc"},
-	"transport/command":           {"transport", "mcp", "jsonrpc"},
-	"transport/streamable":        {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
-	"transport/sse":               {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
-	"transport/internal/sse":      {"transport", "jsonrpc"},
-	"transport/internal/track":    {},
-	"transport/observetest":       {}, // tests only: every transport's observer, end to end
-	"internal/jsonschema":         {},
-	"internal/jsonschema/full":    {"internal/jsonschema"},
-	"internal/peer":               {"mcp", "transport", "jsonrpc"},
-	"server":                      {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
-	"server/fullschema":           {"internal/jsonschema/full"},
-	"client":                      {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
-	"auth":                        {"mcp", "jsonrpc"},
-	"store":                       {"mcp", "jsonrpc"},
-	"store/redis":                 {"store", "mcp", "jsonrpc"},
-	"mcptest":                     {"server", "client", "transport/...", "mcp", "jsonrpc"},
-	"servers/git":                 {"server", "mcp"},
-	"cmd/mcpwire":                 {"cmd/mcpwire/internal/cli"},
-	"cmd/mcpwire/internal/frames": {"transport", "jsonrpc"},
-	"cmd/mcpwire/internal/wire":   {"cmd/mcpwire/internal/frames", "transport", "mcp", "jsonrpc"},
+	"":                         {}, // the module's overview (doc.go)
+	"jsonrpc":                  {},
+	"mcp":                      {"jsonrpc"},
+	"transport":                {"jsonrpc"},
+	"transport/stdio":          {"transport", "mcp", "jsonrpc"},
+	"transport/memory":         {"transport", "mcp", "jsonrpc"},
+	"transport/command":        {"transport", "mcp", "jsonrpc"},
+	"transport/streamable":     {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
+	"transport/sse":            {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
+	"transport/internal/sse":   {"transport", "jsonrpc"},
+	"transport/internal/track": {},
+	"transport/observetest":    {}, // tests only: every transport's observer, end to end
+	"internal/jsonschema":      {},
+	"internal/jsonschema/full": {"internal/jsonschema"},
+	"internal/peer":            {"mcp", "transport", "jsonrpc"},
+	"server":                   {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
+	"server/fullschema":        {"internal/jsonschema/full"},
+	"client":                   {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
+	"auth":                     {"mcp", "jsonrpc"},
+	"store":                    {"mcp", "jsonrpc"},
+	"store/redis":              {"store", "mcp", "jsonrpc"},
+	"mcptest":                  {"server", "client", "transport/...", "mcp", "jsonrpc"},
+	"servers/git":              {"server", "mcp"},
+	"cmd/mcpwire":              {"cmd/mcpwire/internal/cli"},
 
 	"servers/filesystem":                {"server", "mcp", "servers/filesystem/internal/glob", "servers/filesystem/internal/udiff"},
 	"servers/filesystem/internal/glob":  {},
@@ -54,8 +52,10 @@ var layers = map[string][]string{
 // and the library packages of cliLibrary. The verb families import app
 // only; cli composes them.
 var cliLayers = map[string][]string{
-	"cmd/mcpwire/internal/cli":     {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/talk", "cmd/mcpwire/internal/login"},
-	"cmd/mcpwire/internal/app":     {},
+	"cmd/mcpwire/internal/cli":     {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/talk", "cmd/mcpwire/internal/login", "cmd/mcpwire/internal/wire"},
+	"cmd/mcpwire/internal/app":     {"cmd/mcpwire/internal/frames"},
+	"cmd/mcpwire/internal/frames":  {},                                                          // the recording format and the live view of frames
+	"cmd/mcpwire/internal/wire":    {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"}, // tap, replay
 	"cmd/mcpwire/internal/talk":    {"cmd/mcpwire/internal/app"},
 	"cmd/mcpwire/internal/login":   {"cmd/mcpwire/internal/app"},
 	"cmd/mcpwire/internal/clitest": {"cmd/mcpwire/internal/app"}, // test support, imported by tests only

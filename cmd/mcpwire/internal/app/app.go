@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // An App is what the commands of one run of mcpwire share: the standard
@@ -81,6 +82,9 @@ type Target struct {
 	// the server at URL; "" when it cannot be located (no token is sent
 	// then, unless --header gives one).
 	TokenStore string
+	// Observer, if not nil, sees every frame exchanged with the server
+	// (--trace).
+	Observer transport.Observer
 }
 
 // A Header is one --header K=V.
@@ -145,6 +149,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // isTerminal reports whether w is a character device, such as a
 // terminal.
 func isTerminal(w io.Writer) bool {
+	if l, ok := w.(*lockedWriter); ok {
+		w = l.w
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

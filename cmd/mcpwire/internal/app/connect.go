@@ -51,7 +51,7 @@ func Connect(ctx context.Context, t *Target, log *slog.Logger) (*Link, error) {
 	p := &process{name: t.Command[0]}
 	p.t = command.NewFunc(func() *exec.Cmd {
 		return exec.Command(t.Command[0], t.Command[1:]...)
-	}, &command.Options{Logger: log})
+	}, &command.Options{Logger: log, Observer: t.Observer})
 	return &Link{Transport: p, exit: p.exit}, nil
 }
 

@@ -20,6 +20,7 @@ type globalFlags struct {
 	verbose  bool
 	url      string
 	headers  []string
+	trace    string
 }
 
 // addTo declares the global flags on the root command.
@@ -31,6 +32,8 @@ func (f *globalFlags) addTo(cmd *cobra.Command) {
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show the server's stderr and the negotiated protocol revision on stderr")
 	fs.Var(NamedString(&f.url, "URL"), "url", "talk to the MCP server at this HTTP endpoint instead of starting one after --")
 	fs.Var(NamedStrings(&f.headers, "K=V"), "header", "send this HTTP header with every request to --url (repeatable)")
+	fs.Var(NamedString(&f.trace, "FORMAT"), "trace", "show every frame on stderr as it goes: one line each (colored on a terminal), or --trace=jsonl for the recording format of mcpwire tap")
+	fs.Lookup("trace").NoOptDefVal = TracePretty
 }
 
 // parse checks the global flags and the server command, and stores them
@@ -67,6 +70,13 @@ func (f *globalFlags) parse(a *App, server []string) error {
 		g.Target.Headers = append(g.Target.Headers, Header{Key: strings.TrimSpace(k), Value: v})
 	}
 	g.Target.Command = server
+	if f.trace != "" {
+		obs, err := a.TraceObserver(f.trace, a.Stderr)
+		if err != nil {
+			return err
+		}
+		g.Target.Observer = obs
+	}
 	switch {
 	case f.url != "" && len(server) > 0:
 		return UsageErrorf("name the server either with --url or after --, not both")

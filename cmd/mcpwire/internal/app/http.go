@@ -66,7 +66,7 @@ func connectHTTP(t *Target, log *slog.Logger) (*Link, error) {
 		return nil, err
 	}
 	client := &http.Client{Transport: &errorWatch{w: w, next: at}}
-	tr := streamable.NewTransport(t.URL, &streamable.ClientOptions{HTTPClient: client, Header: hdr, Logger: log})
+	tr := streamable.NewTransport(t.URL, &streamable.ClientOptions{HTTPClient: client, Header: hdr, Logger: log, Observer: t.Observer})
 	return &Link{
 		Transport: tr,
 		diagnose:  w.diagnose,

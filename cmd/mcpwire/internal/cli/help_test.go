@@ -27,6 +27,8 @@ func TestHelp(t *testing.T) {
 		"completion": {"completion", "--help"},
 		"login":      {"login", "--help"},
 		"logout":     {"logout", "--help"},
+		"tap":        {"tap", "--help"},
+		"replay":     {"replay", "--help"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, clitest.ServerOptions{})

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/login"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/talk"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/wire"
 )
 
 // families are the verbs of mcpwire, one family per package, in the
@@ -20,6 +21,7 @@ import (
 func families() []app.Family {
 	return []app.Family{
 		talk.Family(),
+		wire.Family(),
 		login.Family(),
 	}
 }

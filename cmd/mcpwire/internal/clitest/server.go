@@ -59,6 +59,7 @@ const SearchSchema = `{
 type ServerOptions struct {
 	LegacyOnly bool // serve only the legacy revisions
 	Process    bool // running as its own process: add the crash tool
+	Shout      bool // greet in capitals: a server that answers otherwise
 }
 
 // NewServer returns the test server: the tools echo, add (structured
@@ -146,7 +147,7 @@ func NewServer(o ServerOptions) (*server.Server, error) {
 			}
 			return &mcp.GetPromptResult{Description: "A greeting", Messages: []mcp.PromptMessage{
 				{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: "Greet " + p.Arguments["who"] + "."}},
-				{Role: mcp.RoleAssistant, Content: &mcp.TextContent{Text: greeting + ", " + p.Arguments["who"] + "!"}},
+				{Role: mcp.RoleAssistant, Content: &mcp.TextContent{Text: shoutIf(o.Shout, greeting+", "+p.Arguments["who"]+"!")}},
 			}}, nil
 		}, nil),
 		s.AddPrompt(&mcp.Prompt{Name: "plain"}, func(ctx context.Context, r *server.Request, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
@@ -166,15 +167,24 @@ func NewServer(o ServerOptions) (*server.Server, error) {
 	return s, errors.Join(errs...)
 }
 
+// shoutIf returns s in capitals when shout is set.
+func shoutIf(shout bool, s string) string {
+	if shout {
+		return strings.ToUpper(s)
+	}
+	return s
+}
+
 // ServerMain is the "testserver" program of the scripts: the test server
 // over stdio.
 //
-//	testserver [-legacy] [-fail-start] [-chatty]
+//	testserver [-legacy] [-fail-start] [-chatty] [-shout]
 func ServerMain() {
 	fs := flag.NewFlagSet("testserver", flag.ExitOnError)
 	legacy := fs.Bool("legacy", false, "serve only the legacy protocol revisions")
 	failStart := fs.Bool("fail-start", false, "fail at once, as a misconfigured server does")
 	chatty := fs.Bool("chatty", false, "write a line to stderr on start")
+	shout := fs.Bool("shout", false, "greet in capitals")
 	fs.Parse(os.Args[1:])
 	if *failStart {
 		fmt.Fprintln(os.Stderr, "testserver: starting")
@@ -184,7 +194,7 @@ func ServerMain() {
 	if *chatty {
 		fmt.Fprintln(os.Stderr, "testserver: ready on stdio")
 	}
-	s, err := NewServer(ServerOptions{LegacyOnly: *legacy, Process: true})
+	s, err := NewServer(ServerOptions{LegacyOnly: *legacy, Process: true, Shout: *shout})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		os.Exit(1)

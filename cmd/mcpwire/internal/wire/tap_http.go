@@ -52,7 +52,7 @@ func (t *HTTPTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t.once.Do(t.init)
 	tr := t.tracker(r.Header.Get(mcp.HeaderSessionID), r)
 	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
-		r.Body = &bodyTee{ReadCloser: r.Body, max: t.maxFrame(), done: func(b []byte, over bool) {
+		r.Body = &bodyTee{ReadCloser: r.Body, max: t.maxFrame(), size: r.ContentLength, done: func(b []byte, over bool) {
 			t.observe(tr, transport.Sent, b, over, 0)
 		}}
 	}
@@ -95,7 +95,7 @@ func (t *HTTPTap) response(resp *http.Response) error {
 			t.observe(tr, transport.Received, data, over, status)
 		}}
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		resp.Body = &bodyTee{ReadCloser: resp.Body, max: t.maxFrame(), done: func(b []byte, over bool) {
+		resp.Body = &bodyTee{ReadCloser: resp.Body, max: t.maxFrame(), size: resp.ContentLength, done: func(b []byte, over bool) {
 			t.observe(tr, transport.Received, b, over, status)
 		}}
 	}
@@ -175,10 +175,14 @@ func trackerFrom(ctx context.Context) *transport.FrameTracker {
 }
 
 // bodyTee passes a body through and keeps its first max bytes; done is
-// called once, at its end or when it is closed.
+// called once, when the body is complete (before its last bytes are
+// passed on, when its length is known, so that the frame is recorded
+// before the peer can answer it), at its end, or when it is closed.
 type bodyTee struct {
 	io.ReadCloser
 	max  int
+	size int64 // the declared length, or -1
+	read int64
 	buf  []byte
 	over bool
 	once sync.Once
@@ -187,13 +191,14 @@ type bodyTee struct {
 
 func (b *bodyTee) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	b.read += int64(n)
 	if room := b.max - len(b.buf); n > room {
 		b.buf = append(b.buf, p[:max(room, 0)]...)
 		b.over = true
 	} else {
 		b.buf = append(b.buf, p[:n]...)
 	}
-	if err == io.EOF {
+	if err == io.EOF || b.size >= 0 && b.read >= b.size {
 		b.finish()
 	}
 	return n, err

@@ -92,7 +92,7 @@ func (t *StdioTap) Run(ctx context.Context) error {
 	return waitErr
 }
 
-// A lineTee writes everything through to w at once and, on the side,
+// A lineTee writes everything through to w as it comes and, on the side,
 // cuts it into lines that it shows to a frame tracker.
 type lineTee struct {
 	w    io.Writer
@@ -104,9 +104,10 @@ type lineTee struct {
 	dec  *jsonrpc.Decoder
 }
 
+// Write records the lines p completes, then passes p on: a frame is
+// recorded before its peer can answer it.
 func (l *lineTee) Write(p []byte) (int, error) {
-	n, err := l.w.Write(p)
-	for rest := p[:n]; len(rest) > 0; {
+	for rest := p; len(rest) > 0; {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
 			l.add(rest)
@@ -116,7 +117,7 @@ func (l *lineTee) Write(p []byte) (int, error) {
 		l.emit()
 		rest = rest[i+1:]
 	}
-	return n, err
+	return l.w.Write(p)
 }
 
 func (l *lineTee) add(b []byte) {
