@@ -17,6 +17,14 @@
 // revision it accepts. Set Options.Version to force a revision. The client
 // remembers which servers are legacy and does not probe them again.
 //
+// In the stateless era every request carries the envelope
+// (protocol version, capabilities, client info) in _meta, encoded once per
+// session, and every result the server's info in _meta. The session takes
+// that info out of the results of its typed methods and keeps it once
+// (Session.ServerInfo, updated if a result describes the server
+// differently): their Meta holds the other keys only, nil when there are
+// none. Session.Call returns results as they came.
+//
 // # Using a server
 //
 //	for tool, err := range sess.Tools(ctx) { ... }       // every page

@@ -1,13 +1,13 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 
-	"github.com/mcpwire/mcpwire/internal/peer"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 )
@@ -88,9 +88,6 @@ func (s *Session) probe(ctx context.Context, v mcp.Version, retry bool) (bool, e
 	}
 	s.serverCaps = res.Capabilities
 	s.instructions = res.Instructions
-	if _, err := res.Meta.Decode(mcp.MetaKeyServerInfo, &s.serverInfo); err != nil {
-		s.client.log.Debug("mcp client: invalid serverInfo in discover", "error", err)
-	}
 	return true, nil
 }
 
@@ -107,6 +104,41 @@ func (s *Session) speakModern(v mcp.Version) error {
 	}
 	s.modern, s.version = true, v
 	return nil
+}
+
+// decodeModern decodes a modern result, whose envelope env holds, into
+// v with the server's info taken out of its _meta: the session keeps it
+// (ServerInfo), and updates it when a result describes the server
+// differently.
+func (s *Session) decodeModern(raw json.RawMessage, env *mcp.ResultEnvelope, v any) error {
+	if err := env.Decode(raw, v); err != nil {
+		return err
+	}
+	s.noteServerInfo(env.ServerInfo)
+	return nil
+}
+
+// noteServerInfo records the server's info as a modern result gave it
+// (raw JSON, nil when the result had none); the same bytes as last time
+// cost a comparison.
+func (s *Session) noteServerInfo(raw json.RawMessage) {
+	if raw == nil {
+		return
+	}
+	s.infoMu.RLock()
+	same := bytes.Equal(raw, s.serverInfoRaw)
+	s.infoMu.RUnlock()
+	if same {
+		return
+	}
+	var info mcp.Implementation
+	if err := json.Unmarshal(raw, &info); err != nil {
+		s.client.log.Debug("mcp client: invalid serverInfo in a result", "error", err)
+		return
+	}
+	s.infoMu.Lock()
+	s.serverInfo, s.serverInfoRaw = info, bytes.Clone(raw)
+	s.infoMu.Unlock()
 }
 
 // pickModern returns the first modern revision of vs this package knows.
@@ -160,16 +192,16 @@ func rounds[R any](ctx context.Context, s *Session, method string, params any, m
 		if err != nil {
 			return nil, err
 		}
-		rt, err := mcp.ResultTypeOf(raw)
+		env, err := mcp.ReadResultEnvelope(raw)
 		if err != nil {
 			return nil, fmt.Errorf("mcp client: decoding the result of %s: %w", method, err)
 		}
-		if rt == mcp.ResultTypeTask { // tasks: follow the task to its end (tasks.go)
+		if env.Type == mcp.ResultTypeTask { // tasks: follow the task to its end (tasks.go)
 			return awaitTask[R](ctx, s, method, raw)
 		}
-		if rt != mcp.ResultTypeInputRequired {
+		if env.Type != mcp.ResultTypeInputRequired {
 			r := new(R)
-			if err := peer.DecodeResult(raw, r); err != nil {
+			if err := s.decodeModern(raw, &env, r); err != nil {
 				return nil, fmt.Errorf("mcp client: decoding the result of %s: %w", method, err)
 			}
 			return r, nil

@@ -26,12 +26,13 @@ type Session struct {
 	legacy legacyState  // what a re-handshake restores
 	infoMu sync.RWMutex // guards serverInfo, serverCaps and instructions after Connect
 
-	modern       bool
-	version      mcp.Version
-	env          *mcp.Envelope // the modern envelope of version, encoded once
-	serverInfo   mcp.Implementation
-	serverCaps   mcp.ServerCapabilities
-	instructions string
+	modern        bool
+	version       mcp.Version
+	env           *mcp.Envelope // the modern envelope of version, encoded once
+	serverInfo    mcp.Implementation
+	serverInfoRaw []byte // serverInfo as the latest modern result encoded it
+	serverCaps    mcp.ServerCapabilities
+	instructions  string
 }
 
 // ProtocolVersion returns the revision the session speaks.
@@ -41,7 +42,10 @@ func (s *Session) ProtocolVersion() mcp.Version { return s.version }
 // (2026-07-28 and later).
 func (s *Session) IsModern() bool { return s.modern }
 
-// ServerInfo returns what the server said of itself.
+// ServerInfo returns what the server said of itself: in its initialize
+// result in a legacy session; in the stateless era, in the _meta of its
+// latest result (which the typed methods take out of the results they
+// return).
 func (s *Session) ServerInfo() mcp.Implementation {
 	s.infoMu.RLock()
 	defer s.infoMu.RUnlock()
@@ -125,16 +129,34 @@ func (c *Client) modernCaps() mcp.ClientCapabilities {
 	return caps
 }
 
-// call sends a request whose params carry meta, and decodes its result.
+// call sends a request whose params carry meta, and decodes its result
+// (in the modern era, without the server's info in _meta: see
+// decodeModern).
 func call[R any](ctx context.Context, s *Session, method string, params any, meta *mcp.RequestMeta) (*R, error) {
 	done := s.stamp(ctx, meta)
 	defer done()
-	return retryExpired(ctx, s, func() (*R, error) { return peer.Call[R](ctx, s.conn, method, params) })
+	if !s.modern {
+		return retryExpired(ctx, s, func() (*R, error) { return peer.Call[R](ctx, s.conn, method, params) })
+	}
+	raw, err := s.conn.CallRaw(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	r := new(R)
+	env, err := mcp.ReadResultEnvelope(raw)
+	if err == nil {
+		err = s.decodeModern(raw, &env, r)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcp: decoding the result of %s: %w", method, err)
+	}
+	return r, nil
 }
 
 // Call sends any request and decodes its result into result (nil to
 // discard it). In the modern era the params, which must encode to a JSON
-// object (or be nil), get the request envelope in _meta. Prefer the typed
+// object (or be nil), get the request envelope in _meta; the result is
+// decoded as it came, the server's info included. Prefer the typed
 // methods; Call is for methods this package does not know.
 func (s *Session) Call(ctx context.Context, method string, params, result any) error {
 	obj := map[string]json.RawMessage{}

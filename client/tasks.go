@@ -9,7 +9,6 @@ import (
 	"maps"
 	"time"
 
-	"github.com/mcpwire/mcpwire/internal/peer"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 )
@@ -54,7 +53,11 @@ func awaitTask[R any](ctx context.Context, s *Session, method string, raw json.R
 		return nil, err
 	}
 	r := new(R)
-	if err := peer.DecodeResult(final, r); err != nil {
+	env, err := mcp.ReadResultEnvelope(final)
+	if err == nil {
+		err = s.decodeModern(final, &env, r)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("mcp client: decoding the result of task %s: %w", t.TaskID, err)
 	}
 	return r, nil

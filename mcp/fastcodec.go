@@ -170,7 +170,23 @@ func (p *CallToolParams) AppendJSON(b []byte) ([]byte, error) {
 func (p CallToolParams) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil) }
 
 // UnmarshalJSON implements json.Unmarshaler.
-func (r *CallToolResult) UnmarshalJSON(data []byte) error {
+func (r *CallToolResult) UnmarshalJSON(data []byte) error { return r.unmarshal(data, false) }
+
+// decodeResult serves ResultEnvelope.Decode: the result without the
+// server's info in _meta, and without decoding _meta at all when that
+// was all it held.
+func (r *CallToolResult) decodeResult(data []byte, infoAlone bool) error {
+	if err := r.unmarshal(data, infoAlone); err != nil {
+		return err
+	}
+	if !infoAlone {
+		dropServerInfo(r)
+	}
+	return nil
+}
+
+// unmarshal decodes data into r, skipping _meta if skipMeta.
+func (r *CallToolResult) unmarshal(data []byte, skipMeta bool) error {
 	*r = CallToolResult{}
 	return eachMember(data, func(key []byte, escaped bool, v []byte) (bool, error) {
 		var err error
@@ -190,7 +206,9 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 				err = fieldError("tools/call result", "isError", "a boolean")
 			}
 		case keyIs(key, escaped, "_meta"):
-			err = json.Unmarshal(v, &r.Meta)
+			if !skipMeta {
+				err = json.Unmarshal(v, &r.Meta)
+			}
 		case keyIs(key, escaped, "resultType"):
 			var ok bool
 			if r.ResultType, ok = internRaw(v, resultTypes[:]); !ok {

@@ -23,6 +23,12 @@ func FuzzScanner(f *testing.F) {
 		DecodeRequestMeta(data)
 		UnmarshalContent(data)
 		ResultTypeOf(data)
+		if env, err := ReadResultEnvelope(data); err == nil && json.Valid(data) {
+			var r CallToolResult
+			if env.Decode(data, &r) == nil && r.Meta[MetaKeyServerInfo] != nil {
+				t.Fatalf("%s: the server's info stays in the decoded result", data)
+			}
+		}
 		var l ContentList
 		l.UnmarshalJSON(data)
 		var m RequestMeta
