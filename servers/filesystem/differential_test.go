@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/mcpwire/mcpwire/client"
-	"github.com/mcpwire/mcpwire/mcp"
 )
 
 // makeTree fills root with the fixture of the differential test.
@@ -243,28 +242,41 @@ var differentialSteps = []step{
 
 // TestDifferential runs the same calls against the official filesystem
 // server (from npm) and against this package on two identical trees, and
-// compares every result and the trees they leave, in both protocol eras.
+// compares every result and the trees they leave: in process in both
+// protocol eras, and as mcpwire serve filesystem over stdio and over
+// Streamable HTTP.
 func TestDifferential(t *testing.T) {
-	peers := t.TempDir()
-	official := filepath.Join(peers, "tree")
-	os.Mkdir(official, 0o755)
-	makeTree(t, official)
-	theirs := startOfficial(t, []string{official}, nil)
-
-	for _, version := range []mcp.Version{"2025-11-25", "2026-07-28"} {
-		t.Run(string(version), func(t *testing.T) {
-			if version != "2025-11-25" {
-				// The official tree has been changed by the first run: compare
-				// against a fresh one.
-				official = filepath.Join(t.TempDir(), "tree")
-				os.Mkdir(official, 0o755)
-				makeTree(t, official)
-				theirs = startOfficial(t, []string{official}, nil)
-			}
+	for _, v := range []struct {
+		name  string
+		start func(t *testing.T, dir string) *client.Session
+	}{
+		{"in-process/2025-11-25", func(t *testing.T, dir string) *client.Session {
+			return startOurs(t, []string{dir}, nil, "2025-11-25", nil)
+		}},
+		{"in-process/2026-07-28", func(t *testing.T, dir string) *client.Session {
+			return startOurs(t, []string{dir}, nil, "2026-07-28", nil)
+		}},
+		{"serve-stdio/2026-07-28", func(t *testing.T, dir string) *client.Session {
+			return startServe(t, []string{dir}, false, "2026-07-28", nil)
+		}},
+		{"serve-http/2025-11-25", func(t *testing.T, dir string) *client.Session {
+			return startServe(t, []string{dir}, true, "2025-11-25", nil)
+		}},
+		{"serve-http/2026-07-28", func(t *testing.T, dir string) *client.Session {
+			return startServe(t, []string{dir}, true, "2026-07-28", nil)
+		}},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			official := filepath.Join(t.TempDir(), "tree")
 			mine := filepath.Join(t.TempDir(), "tree")
-			os.Mkdir(mine, 0o755)
-			makeTree(t, mine)
-			ours := startOurs(t, []string{mine}, nil, version, nil)
+			for _, d := range []string{official, mine} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				makeTree(t, d)
+			}
+			theirs := startOfficial(t, []string{official}, nil)
+			ours := v.start(t, mine)
 			for i, s := range differentialSteps {
 				want := callTool(t, theirs, official, s.tool, s.args)
 				got := callTool(t, ours, mine, s.tool, s.args)

@@ -3,6 +3,7 @@ package filesystem
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -57,25 +58,32 @@ func (s *dirSet) add(d *allowedDir) {
 }
 
 func openDir(p string) (*allowedDir, error) {
+	fail := func(name string, err error) error {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("filesystem: cannot serve %s: %w", name, err)
+	}
 	abs, err := filepath.Abs(expandHome(p))
 	if err != nil {
-		return nil, fmt.Errorf("filesystem: directory %q: %w", p, err)
+		return nil, fail(p, err)
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, fmt.Errorf("filesystem: directory %s: %w", abs, err)
+		return nil, fail(abs, err)
 	}
 	root, err := os.OpenRoot(real)
 	if err != nil {
-		return nil, fmt.Errorf("filesystem: directory %s: %w", abs, err)
+		return nil, fail(abs, err)
 	}
 	fi, err := root.Stat(".")
-	if err != nil || !fi.IsDir() {
+	if err == nil && !fi.IsDir() {
+		err = errors.New("not a directory")
+	}
+	if err != nil {
 		root.Close()
-		if err == nil {
-			err = errors.New("not a directory")
-		}
-		return nil, fmt.Errorf("filesystem: %s: %w", abs, err)
+		return nil, fail(abs, err)
 	}
 	d := &allowedDir{names: []string{abs}, real: real, root: root}
 	if real != abs {

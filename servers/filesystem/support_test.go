@@ -1,12 +1,14 @@
 package filesystem
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,18 +16,121 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/servers/filesystem/internal/peers"
+	"github.com/mcpwire/mcpwire/transport"
 	"github.com/mcpwire/mcpwire/transport/command"
 	"github.com/mcpwire/mcpwire/transport/memory"
+	"github.com/mcpwire/mcpwire/transport/streamable"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks that the tests leave no goroutine behind, and removes
+// the mcpwire binary they built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bin.dir != "" {
+		os.RemoveAll(bin.dir)
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// bin is the mcpwire command, built once for the tests that run
+// mcpwire serve filesystem.
+var bin struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+func mcpwireBinary(t testing.TB) string {
+	t.Helper()
+	bin.once.Do(func() {
+		if bin.dir, bin.err = os.MkdirTemp("", "mcpwire-bin"); bin.err != nil {
+			return
+		}
+		bin.path = filepath.Join(bin.dir, "mcpwire")
+		out, err := exec.Command("go", "build", "-o", bin.path, "github.com/mcpwire/mcpwire/cmd/mcpwire").CombinedOutput()
+		if err != nil {
+			bin.err = fmt.Errorf("building mcpwire: %v\n%s", err, out)
+		}
+	})
+	if bin.err != nil {
+		t.Fatal(bin.err)
+	}
+	return bin.path
+}
+
+// startServe runs mcpwire serve filesystem DIRS... as a process, over
+// stdio, or over Streamable HTTP when http is set, and connects to it in
+// the given protocol revision.
+func startServe(t testing.TB, dirs []string, http bool, version mcp.Version, copts *client.Options) *client.Session {
+	t.Helper()
+	path := mcpwireBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	var o client.Options
+	if copts != nil {
+		o = *copts
+	}
+	o.Version = version
+	var tr transport.Transport
+	if !http {
+		tr = command.New(exec.Command(path, append([]string{"serve", "filesystem"}, dirs...)...), nil)
+	} else {
+		cmd := exec.Command(path, append([]string{"serve", "filesystem", "--http", "127.0.0.1:0"}, dirs...)...)
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() {
+			io.Copy(io.Discard, stderr) // what follows the first line
+			exited <- cmd.Wait()
+		}()
+		t.Cleanup(func() {
+			cmd.Process.Signal(os.Interrupt)
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Errorf("mcpwire serve --http: %v", err)
+				}
+			case <-time.After(callTimeout):
+				cmd.Process.Kill()
+				t.Errorf("mcpwire serve --http did not stop on an interrupt")
+				<-exited
+			}
+		})
+		line, err := bufio.NewReader(stderr).ReadString('\n')
+		m := servingLine.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("mcpwire serve --http wrote %q (%v), not its address", line, err)
+		}
+		tr = streamable.NewTransport(m[1], nil)
+	}
+	cs, err := client.New(clientInfo, &o).Connect(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+var servingLine = regexp.MustCompile(`^mcpwire: serving filesystem on (http://\S+/mcp)\n$`)
 
 // callTimeout bounds every call of a test: only a hung server reaches it.
 const callTimeout = 60 * time.Second

@@ -17,18 +17,20 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/he
 // go test -run TestHelp -update rewrites them.
 func TestHelp(t *testing.T) {
 	for name, args := range map[string][]string{
-		"mcpwire":    {"--help"},
-		"tools":      {"tools", "--help"},
-		"call":       {"call", "--help"},
-		"resources":  {"resources", "--help"},
-		"read":       {"read", "--help"},
-		"prompts":    {"prompts", "--help"},
-		"get":        {"get", "--help"},
-		"completion": {"completion", "--help"},
-		"login":      {"login", "--help"},
-		"logout":     {"logout", "--help"},
-		"tap":        {"tap", "--help"},
-		"replay":     {"replay", "--help"},
+		"mcpwire":          {"--help"},
+		"tools":            {"tools", "--help"},
+		"call":             {"call", "--help"},
+		"resources":        {"resources", "--help"},
+		"read":             {"read", "--help"},
+		"prompts":          {"prompts", "--help"},
+		"get":              {"get", "--help"},
+		"completion":       {"completion", "--help"},
+		"login":            {"login", "--help"},
+		"logout":           {"logout", "--help"},
+		"tap":              {"tap", "--help"},
+		"replay":           {"replay", "--help"},
+		"serve":            {"serve", "--help"},
+		"serve-filesystem": {"serve", "filesystem", "--help"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, clitest.ServerOptions{})
@@ -44,8 +46,8 @@ func TestHelp(t *testing.T) {
 			if name != "mcpwire" {
 				// "mcpwire help CMD" says the same.
 				h := newTestEnv(t, clitest.ServerOptions{})
-				h.Execute("help", args[0])
-				clitest.CheckOutput(t, "mcpwire help "+args[0], h.Stdout.String(), got)
+				h.Execute(append([]string{"help"}, args[:len(args)-1]...)...)
+				clitest.CheckOutput(t, "mcpwire help "+strings.Join(args[:len(args)-1], " "), h.Stdout.String(), got)
 			}
 			file := filepath.Join("testdata", "help", name+".txt")
 			if *update {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/login"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/serve"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/talk"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/wire"
 )
@@ -23,6 +24,7 @@ func families() []app.Family {
 		talk.Family(),
 		wire.Family(),
 		login.Family(),
+		serve.Family(),
 	}
 }
 
@@ -55,6 +57,10 @@ Streamable HTTP, or the older HTTP+SSE transport to a server that offers
 only that. Either way it agrees on a protocol revision with the server
 (the stateless 2026-07-28 first, then the legacy handshake), unless
 --protocol forces one.
+
+mcpwire serve runs servers of its own: mcpwire serve filesystem DIR...
+gives a host (Claude Desktop, VS Code) the tools of the official
+filesystem server, over stdio or Streamable HTTP.
 
 A server that requires OAuth authorization needs a login first:
 mcpwire login --url URL authorizes mcpwire in your browser and keeps the
