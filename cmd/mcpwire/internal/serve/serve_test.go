@@ -192,11 +192,11 @@ func TestServeStdio(t *testing.T) {
 			if text, isErr := callText(t, cs, "read_text_file", `{"path":"/etc/passwd"}`); !isErr || !strings.HasPrefix(text, "Access denied") {
 				t.Errorf("outside: %q", text)
 			}
-			cs.Close() // closes the server's stdin
-			inR.Close()
+			cs.Close() // closes the server's stdin: it reads the end of its input
 			if code := r.wait(t); code != app.ExitOK {
 				t.Errorf("exit %d; stderr: %s", code, r.stderr.String())
 			}
+			inR.Close()
 			outR.Close()
 		})
 	}
