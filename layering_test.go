@@ -38,6 +38,7 @@ var layers = map[string][]string{
 	"store":                    {"mcp", "jsonrpc"},
 	"store/redis":              {"store", "mcp", "jsonrpc"},
 	"mcptest":                  {"server", "client", "transport/...", "mcp", "jsonrpc"},
+	"servers/sqlite":           {"server", "mcp"},
 	"servers/git":              {"server", "mcp"},
 	"cmd/mcpwire":              {"cmd/mcpwire/internal/cli"},
 

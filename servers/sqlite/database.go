@@ -1,0 +1,220 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+)
+
+// Limits applied when Options leaves them zero.
+const (
+	// DefaultMaxRows bounds the rows of one result; more are cut, with a
+	// note saying so.
+	DefaultMaxRows = 1000
+	// DefaultMaxBytes bounds the JSON text of one result's rows.
+	DefaultMaxBytes = 1 << 20
+	// DefaultTimeout bounds one statement; it is interrupted past it.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxInsights bounds the insights of the memo.
+	DefaultMaxInsights = 1000
+	// DefaultMaxInsightBytes bounds one insight.
+	DefaultMaxInsightBytes = 16 << 10
+	// DefaultBusyTimeout is how long a statement waits for another
+	// connection's lock (SQLite's busy_timeout).
+	DefaultBusyTimeout = 5 * time.Second
+	// readers is the number of read-only connections.
+	readers = 4
+)
+
+// Options configures a Database. The zero value (or nil) is valid.
+type Options struct {
+	// ReadOnly opens the file read-only (SQLite's mode=ro): the write
+	// tools are not offered and nothing can change the file.
+	ReadOnly bool
+	// MaxRows bounds the rows of a result; default DefaultMaxRows.
+	MaxRows int
+	// MaxBytes bounds the JSON of a result's rows; default DefaultMaxBytes.
+	MaxBytes int
+	// Timeout bounds each statement; default DefaultTimeout.
+	Timeout time.Duration
+	// MaxInsights bounds the memo's insights; default DefaultMaxInsights.
+	MaxInsights int
+	// MaxInsightBytes bounds one insight; default DefaultMaxInsightBytes.
+	MaxInsightBytes int
+}
+
+// A Database is the one SQLite file the tools work on. It is safe for
+// concurrent use.
+type Database struct {
+	path     string
+	readOnly bool
+	rw       *sql.DB // one connection; nil when read-only
+	ro       *sql.DB // mode=ro, query_only, for reads
+
+	maxRows, maxBytes            int
+	timeout                      time.Duration
+	maxInsights, maxInsightBytes int
+
+	mu       sync.Mutex
+	insights []string
+}
+
+// Open opens the SQLite database file at path. Unless opts.ReadOnly is
+// set, the file (and its directory) is created when missing, as the
+// official server does; read-only, it must exist.
+func Open(ctx context.Context, path string, opts *Options) (*Database, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("mcpwire sqlite: %w", err)
+	}
+	d := &Database{
+		path:            abs,
+		readOnly:        opts.ReadOnly,
+		maxRows:         orDefault(opts.MaxRows, DefaultMaxRows),
+		maxBytes:        orDefault(opts.MaxBytes, DefaultMaxBytes),
+		timeout:         orDefault(opts.Timeout, DefaultTimeout),
+		maxInsights:     orDefault(opts.MaxInsights, DefaultMaxInsights),
+		maxInsightBytes: orDefault(opts.MaxInsightBytes, DefaultMaxInsightBytes),
+	}
+	if opts.ReadOnly {
+		if _, err := os.Stat(abs); err != nil {
+			return nil, fmt.Errorf("mcpwire sqlite: opening %s read-only: %w", path, err)
+		}
+	} else {
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return nil, fmt.Errorf("mcpwire sqlite: %w", err)
+		}
+		d.rw = sql.OpenDB(connector{newDriver(denyAttach), dsn(abs, "rwc")})
+		d.rw.SetMaxOpenConns(1) // SQLite has one writer at a time anyway
+		if err := d.rw.PingContext(ctx); err != nil {
+			d.rw.Close()
+			return nil, fmt.Errorf("mcpwire sqlite: opening %s: %w", path, err)
+		}
+	}
+	d.ro = sql.OpenDB(connector{newDriver(readOnlyPolicy), dsn(abs, "ro") + "&_query_only=1"})
+	d.ro.SetMaxOpenConns(readers)
+	if err := d.ro.PingContext(ctx); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("mcpwire sqlite: opening %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// Path returns the database file's absolute path.
+func (d *Database) Path() string { return d.path }
+
+// ReadOnly tells whether the database was opened read-only.
+func (d *Database) ReadOnly() bool { return d.readOnly }
+
+// Close closes the database's connections.
+func (d *Database) Close() error {
+	var errs []error
+	if d.rw != nil {
+		errs = append(errs, d.rw.Close())
+	}
+	if d.ro != nil {
+		errs = append(errs, d.ro.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// dsn is the SQLite URI of the file at the absolute path abs, opened in
+// mode (ro, rw or rwc), with the busy timeout. The path is escaped, so
+// that a '?' or '#' in a file name is part of the name.
+func dsn(abs, mode string) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	return fmt.Sprintf("%s?mode=%s&_busy_timeout=%d", u.String(), mode, DefaultBusyTimeout.Milliseconds())
+}
+
+// connector opens connections of one driver, with its hook, to one DSN.
+type connector struct {
+	d   *sqlite.Driver
+	dsn string
+}
+
+func (c connector) Connect(context.Context) (driver.Conn, error) { return c.d.Open(c.dsn) }
+func (c connector) Driver() driver.Driver                        { return c.d }
+
+// newDriver returns a driver whose every connection has the authorizer
+// policy installed before it is used.
+func newDriver(policy sqlite.AuthorizerFn) *sqlite.Driver {
+	d := &sqlite.Driver{}
+	d.RegisterConnectionHook(func(c sqlite.ExecQuerierContext, _ string) error {
+		a, ok := c.(sqlite.AuthorizerRegisterer)
+		if !ok {
+			return errors.New("the SQLite driver cannot install an authorizer")
+		}
+		return a.RegisterAuthorizer(policy)
+	})
+	return d
+}
+
+// denyAttach keeps a connection to its one file: ATTACH of a file, and
+// VACUUM INTO (which attaches the file it writes), would read or create
+// files elsewhere. VACUUM attaches a temporary database with an empty
+// name, which is allowed.
+func denyAttach(action sqlite.AuthorizerActionCode, arg1, _, _, _ string) sqlite.AuthorizerReturnCode {
+	if action == sqlite.AuthAttach && arg1 != "" {
+		return sqlite.AuthorizerDeny
+	}
+	return sqlite.AuthorizerOK
+}
+
+// readOnlyPolicy is denyAttach, and keeps PRAGMA query_only on: a pooled
+// read-only connection must not be turned writable (for temporary tables)
+// by one query for the next.
+func readOnlyPolicy(action sqlite.AuthorizerActionCode, arg1, arg2, db, trigger string) sqlite.AuthorizerReturnCode {
+	if action == sqlite.AuthPragma && strings.EqualFold(arg1, "query_only") && arg2 != "" {
+		return sqlite.AuthorizerDeny
+	}
+	return denyAttach(action, arg1, arg2, db, trigger)
+}
+
+// createTablePolicy lets a statement create tables and nothing else: the
+// schema rows CREATE TABLE writes, and the reads of CREATE TABLE ... AS
+// SELECT. create_table runs under it, so that "CREATE TABLE a(x); DROP
+// TABLE b" cannot drop anything through a tool that says it is not
+// destructive.
+func createTablePolicy(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
+	switch action {
+	case sqlite.AuthCreateTable, sqlite.AuthCreateTempTable, sqlite.AuthRead, sqlite.AuthSelect, sqlite.AuthFunction, sqlite.AuthRecursive:
+		return sqlite.AuthorizerOK
+	case sqlite.AuthInsert, sqlite.AuthUpdate:
+		if isSchemaTable(arg1) {
+			return sqlite.AuthorizerOK
+		}
+	case sqlite.AuthCreateIndex:
+		if strings.HasPrefix(arg1, "sqlite_autoindex_") {
+			return sqlite.AuthorizerOK // PRIMARY KEY and UNIQUE constraints
+		}
+	}
+	return sqlite.AuthorizerDeny
+}
+
+func isSchemaTable(name string) bool {
+	switch name {
+	case "sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema":
+		return true
+	}
+	return false
+}
