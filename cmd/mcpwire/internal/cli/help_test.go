@@ -31,6 +31,8 @@ func TestHelp(t *testing.T) {
 		"replay":           {"replay", "--help"},
 		"serve":            {"serve", "--help"},
 		"serve-filesystem": {"serve", "filesystem", "--help"},
+		"serve-git":        {"serve", "git", "--help"},
+		"serve-sqlite":     {"serve", "sqlite", "--help"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, clitest.ServerOptions{})

@@ -58,9 +58,10 @@ only that. Either way it agrees on a protocol revision with the server
 (the stateless 2026-07-28 first, then the legacy handshake), unless
 --protocol forces one.
 
-mcpwire serve runs servers of its own: mcpwire serve filesystem DIR...
-gives a host (Claude Desktop, VS Code) the tools of the official
-filesystem server, over stdio or Streamable HTTP.
+mcpwire serve runs servers of its own: mcpwire serve filesystem DIR...,
+serve git --repository DIR and serve sqlite --db FILE give a host (Claude
+Desktop, VS Code) the tools of the official filesystem, git and SQLite
+servers, over stdio or Streamable HTTP.
 
 A server that requires OAuth authorization needs a login first:
 mcpwire login --url URL authorizes mcpwire in your browser and keeps the
