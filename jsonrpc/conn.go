@@ -149,6 +149,7 @@ type state struct {
 	closing     bool                 // no new work is accepted
 	aborted     bool                 // the drain timeout passed: queued work is dropped
 	inputDone   bool                 // no response can arrive any more
+	patient     bool                 // Shutdown: the drain ends with its context, not DrainTimeout
 	cause       error                // why the connection ended
 	noteSeq     uint64               // sequence number of the last queued notification
 	doneSeq     uint64               // every queued notification up to this one has been handled

@@ -538,12 +538,13 @@ func (c *Conn) shutdown(cause error) {
 // drain finishes the work in hand within the drain timeout, then cancels
 // what is left, stops the reader and releases everything.
 func (c *Conn) drain() {
-	timer := time.AfterFunc(c.opts.DrainTimeout, func() {
-		c.mu.Lock()
-		c.st.aborted = true
-		c.avail.Broadcast()
-		c.mu.Unlock()
-	})
+	c.mu.Lock()
+	patient := c.st.patient
+	c.mu.Unlock()
+	var timer *time.Timer
+	if !patient { // Shutdown aborts when its context ends (shutdown.go)
+		timer = time.AfterFunc(c.opts.DrainTimeout, c.abort)
+	}
 	c.mu.Lock()
 	for (c.st.activeLen() > 0 || len(c.st.queue) > 0 || c.st.running > 0) && !c.st.aborted {
 		c.avail.Wait()
@@ -555,7 +556,9 @@ func (c *Conn) drain() {
 		}
 	})
 	c.mu.Unlock()
-	timer.Stop()
+	if timer != nil {
+		timer.Stop()
+	}
 	for _, cancel := range cancels {
 		cancel()
 	}
