@@ -23,10 +23,10 @@ var layers = map[string][]string{
 	"transport/stdio":          {"transport", "mcp", "jsonrpc"},
 	"transport/memory":         {"transport", "mcp", "jsonrpc"},
 	"transport/command":        {"transport", "mcp", "jsonrpc"},
-	"transport/streamable":     {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
-	"transport/sse":            {"transport", "transport/internal/sse", "transport/internal/track", "mcp", "jsonrpc"},
+	"transport/streamable":     {"transport", "transport/internal/sse", "internal/track", "mcp", "jsonrpc"},
+	"transport/sse":            {"transport", "transport/internal/sse", "internal/track", "mcp", "jsonrpc"},
 	"transport/internal/sse":   {"transport", "jsonrpc"},
-	"transport/internal/track": {},
+	"internal/track":           {},
 	"transport/observetest":    {}, // tests only: every transport's observer, end to end
 	"internal/jsonschema":      {},
 	"internal/jsonschema/full": {"internal/jsonschema"},
@@ -78,7 +78,7 @@ var public = []string{"jsonrpc", "mcp", "transport/...", "server", "server/fulls
 
 // stdlibOnly lists packages that may import nothing outside the standard
 // library and the module: the core every user links.
-var stdlibOnly = []string{"jsonrpc", "mcp", "transport", "transport/internal/sse", "transport/internal/track", "transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "internal/peer"}
+var stdlibOnly = []string{"jsonrpc", "mcp", "transport", "transport/internal/sse", "internal/track", "transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "internal/peer"}
 
 func matches(pkg string, patterns []string) bool {
 	for _, p := range patterns {

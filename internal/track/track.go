@@ -1,5 +1,7 @@
-// Package track counts the goroutines an HTTP transport's handler starts,
-// so that its Shutdown can wait for them, with a deadline.
+// Package track counts work in progress — the goroutines an HTTP
+// handler starts, the requests and sessions a server serves — so that a
+// Shutdown can wait for it, with a deadline, and so that new work can be
+// refused once shutting down has begun or when too much is running.
 //
 // A sync.WaitGroup does not do: its Wait cannot give up when a context
 // ends, and a request that arrives while Shutdown waits would Add to a
@@ -15,7 +17,36 @@ import (
 type Group struct {
 	mu      sync.Mutex
 	running int
+	closed  bool          // TryAdd refuses
 	idle    chan struct{} // closed when running drops to zero, if someone waits
+}
+
+// TryAdd counts one more piece of work, which Done ends, unless the group
+// is closed or limit pieces are counted already (no limit when limit <=
+// 0). It reports whether it counted it.
+func (g *Group) TryAdd(limit int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed || (limit > 0 && g.running >= limit) {
+		return false
+	}
+	g.running++
+	return true
+}
+
+// Close makes TryAdd refuse from now on. Work counted already goes on,
+// and Add still counts (for work that must not be refused).
+func (g *Group) Close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+// Running returns the number of pieces of work counted now.
+func (g *Group) Running() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.running
 }
 
 // Add counts one more piece of work, which Done ends.

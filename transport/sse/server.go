@@ -12,11 +12,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/track"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 	wire "github.com/mcpwire/mcpwire/transport/internal/sse"
-	"github.com/mcpwire/mcpwire/transport/internal/track"
 )
 
 // Defaults of HandlerOptions.
