@@ -31,7 +31,7 @@ var layers = map[string][]string{
 	"internal/jsonschema":      {},
 	"internal/jsonschema/full": {"internal/jsonschema"},
 	"internal/peer":            {"mcp", "transport", "jsonrpc"},
-	"server":                   {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
+	"server":                   {"internal/peer", "internal/jsonschema", "internal/track", "mcp", "transport", "jsonrpc"},
 	"server/fullschema":        {"internal/jsonschema/full"},
 	"client":                   {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
 	"auth":                     {"mcp", "jsonrpc"},

@@ -75,4 +75,48 @@
 // notifications in order, and initialize as a barrier; cancellation from
 // the client cancels the handler's context. Adding or removing features
 // while serving is safe; connected clients are told the lists changed.
+//
+// # Notifications the server sends on its own
+//
+// AddTool, RemoveTools, the resource and prompt equivalents,
+// ResourceUpdated and the tasks engine never wait for a client: they
+// return at once, and each client is told from a goroutine of its own
+// that lives only while it has something to send. What a client has not
+// been told yet is coalesced — one notifications/tools/list_changed
+// however many tools changed meanwhile, one resources/updated per URI,
+// the latest state of each task — so a client that stops reading holds
+// one goroutine and a bounded backlog, and is told once when it reads
+// again. Each delivery is bounded by Options.NotifyTimeout; a client
+// that fails three in a row is given up (its session closed, its listen
+// ended). An idle session holds no goroutine.
+//
+// # Limits
+//
+// Every bound has a default and an option, and holds in both eras:
+// Options.MaxConcurrency and MaxQueue per legacy session,
+// MaxStatelessRequests for the modern requests of all clients (ServeStateless,
+// which the HTTP handler calls per request; beyond it CodeOverloaded, HTTP
+// 503), MaxListeners for open subscriptions/listen streams, MaxSubscriptions
+// for the resources a session or a listen watches, PageSize, DrainTimeout and
+// NotifyTimeout. A request refused by a bound gets a JSON-RPC error that
+// says which, never a silent drop.
+//
+// # Shutting down
+//
+// Shutdown is http.Server.Shutdown for MCP: at once, the server refuses
+// new sessions (Connect and Open fail with ErrServerClosed) and new
+// stateless requests (jsonrpc.CodeConnectionClosed, HTTP 503), and ends
+// every open subscriptions/listen with its result; then the requests of
+// every session, the stateless requests and the running tasks all finish
+// in parallel, for as long as the context allows; what is left then is
+// cancelled. Close is the same without the grace period. Both may be
+// called concurrently and more than once; a closed server stays closed.
+// Behind HTTP, shut the MCP server down first, then the handler, then the
+// http.Server:
+//
+//	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+//	defer cancel()
+//	srv.Shutdown(ctx) // calls and tasks finish, listens end
+//	h.Shutdown(ctx)   // the handler's sessions and goroutines
+//	hs.Shutdown(ctx)  // the HTTP server, now that no stream stays open
 package server

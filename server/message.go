@@ -16,8 +16,11 @@ var _ transport.MessageServer = (*Server)(nil)
 // Open starts a legacy session whose messages to the client go to w; see
 // transport.MessageServer. The session has no read loop: the transport
 // hands it each message (Serve, Resolve), and it holds no goroutine while
-// idle.
-func (s *Server) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) transport.ServerSession {
+// idle. A server that is shut down refuses with ErrServerClosed.
+func (s *Server) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) (transport.ServerSession, error) {
+	if s.isClosed() {
+		return nil, ErrServerClosed
+	}
 	sess := &Session{server: s, id: sessionID}
 	base := context.WithValue(context.WithoutCancel(ctx), sessionKey{}, sess)
 	sess.conn = jsonrpc.NewDirectConn(w, &jsonrpc.Options{
@@ -26,15 +29,17 @@ func (s *Server) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) t
 		Preempter:       &sess.peer,
 		OnCallAbandoned: sess.peer.SendCancelled,
 		MaxConcurrency:  s.opts.MaxConcurrency,
+		DrainTimeout:    s.opts.DrainTimeout,
 		Context:         base,
 		Logger:          s.log,
 		OnClosed:        func(error) { s.removeSession(sess) },
 	})
 	sess.peer.Bind(sess.conn)
-	s.mu.Lock()
-	s.sessions[sess] = struct{}{}
-	s.mu.Unlock()
-	return messageSession{sess}
+	if err := s.addSession(sess); err != nil {
+		sess.conn.Close()
+		return nil, err
+	}
+	return messageSession{sess}, nil
 }
 
 // messageSession adapts a Session to transport.ServerSession.
@@ -49,12 +54,23 @@ func (m messageSession) Resolve(resp *jsonrpc.Response) bool { return m.conn.Res
 func (m messageSession) ProtocolVersion() string { return string(m.Session.ProtocolVersion()) }
 
 // ServeStateless answers one modern request without a session; see
-// transport.MessageServer.
+// transport.MessageServer. At most Options.MaxStatelessRequests are
+// served at once; one more is refused with jsonrpc.CodeOverloaded, and
+// every request once the server is shut down with
+// jsonrpc.CodeConnectionClosed (whose cause is ErrServerClosed).
 func (s *Server) ServeStateless(ctx context.Context, req *jsonrpc.Request, w jsonrpc.Writer) (resp *jsonrpc.Response) {
+	if e := s.admitStateless(); e != nil {
+		if !req.IsCall() {
+			return nil
+		}
+		return &jsonrpc.Response{ID: req.ID, Error: e}
+	}
+	out := &statelessOut{w: w, out: s.opts.Outgoing}
+	defer s.leaveStateless(out)
 	if req.IsCall() {
 		ctx = jsonrpc.WithIncomingID(ctx, req.ID)
 	}
-	ctx = withOutbound(ctx, writerOutbound{w, s.opts.Outgoing})
+	ctx = withOutbound(ctx, out)
 	res, err := s.handleRecovered(ctx, req)
 	if !req.IsCall() {
 		return nil
@@ -79,15 +95,18 @@ func (s *Server) handleRecovered(ctx context.Context, req *jsonrpc.Request) (res
 	return s.handler.Handle(ctx, req)
 }
 
-// writerOutbound sends a stateless request's notifications to the writer
+// statelessOut sends a stateless request's notifications to the writer
 // of its response stream, through the outgoing middleware. A stateless
-// request cannot send requests.
-type writerOutbound struct {
-	w   jsonrpc.Writer
-	out []jsonrpc.Middleware
+// request cannot send requests. It also records whether the request
+// became an open listen, which counts against MaxListeners rather than
+// MaxStatelessRequests (listen.go).
+type statelessOut struct {
+	w         jsonrpc.Writer
+	out       []jsonrpc.Middleware
+	listening bool // moved from Server.stateless to Server.listening
 }
 
-func (o writerOutbound) Notify(ctx context.Context, method string, params any) error {
+func (o *statelessOut) Notify(ctx context.Context, method string, params any) error {
 	n, err := jsonrpc.NewNotification(method, params)
 	if err != nil {
 		return err
@@ -100,7 +119,7 @@ func (o writerOutbound) Notify(ctx context.Context, method string, params any) e
 	return o.w.Write(ctx, n)
 }
 
-func (o writerOutbound) Call(ctx context.Context, method string, params, result any) error {
+func (o *statelessOut) Call(ctx context.Context, method string, params, result any) error {
 	return fmt.Errorf("mcp server: a stateless request cannot send %s to the client", method)
 }
 

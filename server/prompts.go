@@ -32,7 +32,7 @@ func (s *Server) AddPrompt(p *mcp.Prompt, h PromptHandler, complete Completer) e
 	s.mu.Lock()
 	s.prompts.set(p.Name, &promptEntry{prompt: *p, handler: h, complete: complete})
 	s.mu.Unlock()
-	s.listChanged(mcp.NotificationPromptListChanged)
+	s.listChanged(listPrompts)
 	return nil
 }
 
@@ -45,7 +45,7 @@ func (s *Server) RemovePrompts(names ...string) {
 	}
 	s.mu.Unlock()
 	if removed {
-		s.listChanged(mcp.NotificationPromptListChanged)
+		s.listChanged(listPrompts)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 
 	"github.com/yosida95/uritemplate/v3"
 
@@ -46,7 +47,7 @@ func (s *Server) AddResource(r *mcp.Resource, h ResourceHandler) error {
 	s.mu.Lock()
 	s.resources.set(r.URI, &resourceEntry{resource: *r, handler: h})
 	s.mu.Unlock()
-	s.listChanged(mcp.NotificationResourceListChanged)
+	s.listChanged(listResources)
 	return nil
 }
 
@@ -68,7 +69,7 @@ func (s *Server) AddResourceTemplate(t *mcp.ResourceTemplate, h ResourceHandler,
 	s.mu.Lock()
 	s.templates.set(t.URITemplate, &templateEntry{template: *t, compiled: ct, handler: h, complete: complete})
 	s.mu.Unlock()
-	s.listChanged(mcp.NotificationResourceListChanged)
+	s.listChanged(listResources)
 	return nil
 }
 
@@ -83,22 +84,30 @@ func (s *Server) RemoveResources(uris ...string) {
 	}
 	s.mu.Unlock()
 	if removed {
-		s.listChanged(mcp.NotificationResourceListChanged)
+		s.listChanged(listResources)
 	}
 }
 
-// ResourceUpdated tells the clients subscribed to uri that it changed.
+// ResourceUpdated tells the clients subscribed to uri that it changed:
+// the legacy sessions that subscribed to it and the listens that name it.
+// It returns at once; the notifications follow, one per client however
+// many updates it has not read yet.
 func (s *Server) ResourceUpdated(uri string) {
-	p := &mcp.ResourceUpdatedNotificationParams{URI: uri}
-	s.notifyAll(mcp.NotificationResourceUpdated, p, func(sess *Session) bool { return sess.subscribed(uri) })
-	s.notifyListeners(mcp.NotificationResourceUpdated, p, func(f *mcp.SubscriptionFilter) bool {
-		for _, u := range f.ResourceSubscriptions {
-			if u == uri {
-				return true
+	key := "u" + uri
+	n := note{method: mcp.NotificationResourceUpdated, uri: uri}
+	for sess := range s.Sessions() {
+		s.post(sess, func(b *outbox) bool {
+			if _, ok := sess.subs[uri]; !ok || !sess.initialized {
+				return false
 			}
-		}
-		return false
-	})
+			return s.putNote(b, key, n)
+		})
+	}
+	for _, l := range s.listenersWhere(func(f *mcp.SubscriptionFilter) bool {
+		return slices.Contains(f.ResourceSubscriptions, uri)
+	}) {
+		s.post(l, func(b *outbox) bool { return s.putNote(b, key, n) })
+	}
 }
 
 func (s *Server) listResources(ctx context.Context, r *Request, p *mcp.ListResourcesParams) (any, error) {
@@ -185,9 +194,9 @@ func (s *Server) subscribe(ctx context.Context, r *Request, p *mcp.SubscribePara
 	if sess.subs == nil {
 		sess.subs = make(map[string]struct{})
 	}
-	if len(sess.subs) >= maxSubscriptions {
+	if _, ok := sess.subs[p.URI]; !ok && len(sess.subs) >= s.opts.MaxSubscriptions {
 		sess.mu.Unlock()
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: a session may hold at most %d subscriptions", maxSubscriptions)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: a session may hold at most %d subscriptions", s.opts.MaxSubscriptions)
 	}
 	sess.subs[p.URI] = struct{}{}
 	sess.mu.Unlock()
@@ -201,6 +210,3 @@ func (s *Server) unsubscribe(ctx context.Context, r *Request, p *mcp.Unsubscribe
 	sess.mu.Unlock()
 	return mcp.EmptyResult{}, nil
 }
-
-// maxSubscriptions bounds the resource subscriptions of one session.
-const maxSubscriptions = 10000

@@ -2,13 +2,13 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/track"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
@@ -24,15 +24,44 @@ type Options struct {
 	Logger *slog.Logger
 	// PageSize is the number of items per page of tools/list,
 	// resources/list, resources/templates/list and prompts/list.
-	// Default 100.
+	// Default DefaultPageSize.
 	PageSize int
 	// KeepAlive, if positive, pings each legacy session at this interval
 	// and closes the session when a ping goes unanswered.
 	KeepAlive time.Duration
 	// MaxConcurrency bounds the requests one session handles at once
 	// (default jsonrpc.DefaultMaxConcurrency); MaxQueue bounds those
-	// waiting (default jsonrpc.DefaultMaxQueue).
+	// waiting (default jsonrpc.DefaultMaxQueue). Beyond them a request is
+	// refused with jsonrpc.CodeOverloaded.
 	MaxConcurrency, MaxQueue int
+	// MaxStatelessRequests bounds the modern (2026-07-28) requests served
+	// at once without a session (ServeStateless, which the HTTP handler
+	// calls for each of them), over all clients; beyond it a request is
+	// refused with jsonrpc.CodeOverloaded (HTTP 503). Open
+	// subscriptions/listen streams count against MaxListeners instead.
+	// Default DefaultMaxStatelessRequests.
+	MaxStatelessRequests int
+	// MaxListeners bounds the subscriptions/listen requests open at once,
+	// over all clients and both kinds of connection; beyond it a listen
+	// is refused with jsonrpc.CodeOverloaded. Default DefaultMaxListeners.
+	MaxListeners int
+	// MaxSubscriptions bounds the resources one legacy session may
+	// subscribe to (resources/subscribe beyond it is refused with
+	// CodeInvalidRequest) and the resources one subscriptions/listen may
+	// name (it is refused with CodeInvalidParams), and so the resource
+	// updates that can wait for one client. Default DefaultMaxSubscriptions.
+	MaxSubscriptions int
+	// DrainTimeout is how long a session that closes (Session.Close, or
+	// the client going away) lets its running requests finish before
+	// their contexts are cancelled. Default jsonrpc.DefaultDrainTimeout.
+	// Server.Shutdown waits for its context instead.
+	DrainTimeout time.Duration
+	// NotifyTimeout bounds each delivery of a notification the server
+	// sends on its own (a list changed, a resource was updated, a task
+	// moved). A client that fails three deliveries in a row is given up:
+	// its session is closed, its listen ended. Default
+	// DefaultNotifyTimeout.
+	NotifyTimeout time.Duration
 	// Complete answers completion/complete. When nil, the server offers
 	// completions only for prompts and templates registered with
 	// completers, or not at all.
@@ -83,6 +112,32 @@ type Options struct {
 	Tasks *TaskOptions
 }
 
+// Defaults of Options.
+const (
+	// DefaultPageSize is the number of items per page of the lists.
+	DefaultPageSize = 100
+	// DefaultMaxStatelessRequests bounds the modern requests served at
+	// once without a session.
+	DefaultMaxStatelessRequests = 1024
+	// DefaultMaxListeners bounds the subscriptions/listen requests open
+	// at once.
+	DefaultMaxListeners = 10_000
+	// DefaultMaxSubscriptions bounds the resource subscriptions of one
+	// session or listen.
+	DefaultMaxSubscriptions = 10_000
+	// DefaultNotifyTimeout bounds each delivery of a notification the
+	// server sends on its own.
+	DefaultNotifyTimeout = 5 * time.Second
+)
+
+// orDefault returns v, or def when v is not positive.
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
 // A Server is an MCP server: a set of tools, resources and prompts, served
 // to any number of sessions over any transports, in every protocol
 // revision. Add features before or while serving; changes are announced
@@ -99,8 +154,14 @@ type Server struct {
 	prompts   registry[*promptEntry]
 	sessions  map[*Session]struct{}
 	listeners map[*listener]struct{}
-	done      chan struct{} // closed by Close
-	closed    bool
+	closing   chan struct{} // closed when Shutdown or Close begins (shutdown.go)
+	closed    bool          // closing is closed: nothing new is accepted
+
+	// Work in progress, which Shutdown waits for (shutdown.go).
+	live      track.Group // sessions, until removeSession has finished with them
+	stateless track.Group // modern requests in ServeStateless, bounded; closed by Shutdown
+	listening track.Group // stateless requests that became open listens
+	senders   track.Group // notification senders (notify.go)
 
 	methods    map[string]*methodInfo
 	handler    jsonrpc.Handler
@@ -115,13 +176,17 @@ type Server struct {
 
 // New returns a server that introduces itself with info.
 func New(info mcp.Implementation, opts *Options) *Server {
-	s := &Server{info: info, sessions: make(map[*Session]struct{}), done: make(chan struct{})}
+	s := &Server{info: info, sessions: make(map[*Session]struct{}), closing: make(chan struct{})}
 	if opts != nil {
 		s.opts = *opts
 	}
-	if s.opts.PageSize <= 0 {
-		s.opts.PageSize = 100
-	}
+	o := &s.opts
+	o.PageSize = orDefault(o.PageSize, DefaultPageSize)
+	o.MaxStatelessRequests = orDefault(o.MaxStatelessRequests, DefaultMaxStatelessRequests)
+	o.MaxListeners = orDefault(o.MaxListeners, DefaultMaxListeners)
+	o.MaxSubscriptions = orDefault(o.MaxSubscriptions, DefaultMaxSubscriptions)
+	o.DrainTimeout = orDefault(o.DrainTimeout, jsonrpc.DefaultDrainTimeout)
+	o.NotifyTimeout = orDefault(o.NotifyTimeout, DefaultNotifyTimeout)
 	s.log = s.opts.Logger
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -218,13 +283,17 @@ func (s *Server) capabilitiesLocked() mcp.ServerCapabilities {
 
 // Connect serves one session over a connection made by t, and returns once
 // the connection is up. The session ends when the peer disconnects, when
-// ctx ends, or when the session is closed.
+// ctx ends, or when the session is closed. A server that is shut down
+// refuses new sessions with ErrServerClosed.
 func (s *Server) Connect(ctx context.Context, t transport.Transport) (*Session, error) {
+	if s.isClosed() {
+		return nil, ErrServerClosed
+	}
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("mcp server: connecting: %w", err)
 	}
-	return s.serve(ctx, conn), nil
+	return s.serve(ctx, conn)
 }
 
 // Run serves one session over t until it ends, or until ctx ends, which
@@ -241,28 +310,6 @@ func (s *Server) Run(ctx context.Context, t transport.Transport) error {
 	return sess.Wait()
 }
 
-// Close ends every session and every open subscriptions/listen (which
-// end with a result, as the protocol wants), and waits for the sessions
-// to finish. The server can still serve new sessions afterwards.
-func (s *Server) Close() error {
-	s.tasks.stop() // tasks: cancel running tasks and wait for them (tasks.go)
-	s.mu.Lock()
-	if !s.closed {
-		close(s.done)
-		s.closed = true
-	}
-	s.mu.Unlock()
-	for sess := range s.Sessions() {
-		sess.Close()
-	}
-	s.mu.Lock()
-	s.done = make(chan struct{})
-	s.closed = false
-	s.mu.Unlock()
-	s.tasks.restart() // tasks: (tasks.go)
-	return nil
-}
-
 // Sessions returns the sessions connected now.
 func (s *Server) Sessions() iter.Seq[*Session] {
 	s.mu.RLock()
@@ -277,25 +324,5 @@ func (s *Server) Sessions() iter.Seq[*Session] {
 				return
 			}
 		}
-	}
-}
-
-// notifyAll sends a notification to every initialized legacy session for
-// which want returns true (nil: all).
-func (s *Server) notifyAll(method string, params any, want func(*Session) bool) {
-	raw, err := json.Marshal(params)
-	if err != nil {
-		s.log.Error("mcp server: encoding a notification", "method", method, "error", err)
-		return
-	}
-	for sess := range s.Sessions() {
-		if !sess.isInitialized() || (want != nil && !want(sess)) {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := sess.conn.Notify(ctx, method, json.RawMessage(raw)); err != nil {
-			s.log.Debug("mcp server: notification not delivered", "method", method, "session", sess.ID(), "error", err)
-		}
-		cancel()
 	}
 }

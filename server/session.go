@@ -21,10 +21,10 @@ type Session struct {
 	conn   *jsonrpc.Conn
 	peer   peer.Peer
 	id     string
-	stop   context.CancelFunc // ends keepalive
 
 	mu          sync.Mutex
-	initialized bool // initialize was answered
+	out         outbox // notifications waiting to be sent (notify.go)
+	initialized bool   // initialize was answered
 	version     mcp.Version
 	clientInfo  mcp.Implementation
 	clientCaps  mcp.ClientCapabilities
@@ -47,11 +47,15 @@ func isLifecycle(r *jsonrpc.Request) bool {
 }
 
 // serve starts a session over conn.
-func (s *Server) serve(ctx context.Context, conn transport.Conn) *Session {
+func (s *Server) serve(ctx context.Context, conn transport.Conn) (*Session, error) {
 	sess := &Session{server: s}
 	if sc, ok := conn.(transport.SessionConn); ok {
 		sess.id = sc.SessionID()
 	}
+	// What ties the session to ctx and to its keepalive is undone when
+	// the session ends, so that a long-lived ctx does not keep closed
+	// sessions reachable.
+	ties := new(sessionTies)
 	base := context.WithValue(context.WithoutCancel(ctx), sessionKey{}, sess)
 	sess.conn = jsonrpc.NewConn(conn, &jsonrpc.Options{
 		Handler:         s.handler,
@@ -62,33 +66,95 @@ func (s *Server) serve(ctx context.Context, conn transport.Conn) *Session {
 		OnCallAbandoned: sess.peer.SendCancelled,
 		MaxConcurrency:  s.opts.MaxConcurrency,
 		MaxQueue:        s.opts.MaxQueue,
+		DrainTimeout:    s.opts.DrainTimeout,
 		Context:         base,
 		Logger:          s.log,
-		OnClosed:        func(error) { s.removeSession(sess) },
+		OnClosed: func(error) {
+			ties.undo()
+			s.removeSession(sess)
+		},
 	})
 	sess.peer.Bind(sess.conn)
-	s.mu.Lock()
-	s.sessions[sess] = struct{}{}
-	s.mu.Unlock()
+	if err := s.addSession(sess); err != nil {
+		sess.conn.Close()
+		return nil, err
+	}
 	if s.opts.KeepAlive > 0 {
 		kctx, stop := context.WithCancel(base)
-		sess.stop = stop
+		ties.add(func() bool { stop(); return true })
 		go peer.KeepAlive(kctx, sess.conn, s.opts.KeepAlive, func(err error) {
 			s.log.Info("mcp server: keepalive failed, closing the session", "session", sess.id, "error", err)
 			go sess.Close()
 		})
 	}
-	context.AfterFunc(ctx, func() { go sess.Close() })
-	return sess
+	ties.add(context.AfterFunc(ctx, func() { go sess.Close() }))
+	return sess, nil
 }
 
-func (s *Server) removeSession(sess *Session) {
-	if sess.stop != nil {
-		sess.stop()
+// sessionTies holds what undoes the ties of a session made by Connect:
+// the context.AfterFunc that closes it with its context, and its
+// keepalive. A tie added after the session ended is undone at once.
+type sessionTies struct {
+	mu     sync.Mutex
+	undone bool
+	stops  []func() bool
+}
+
+func (t *sessionTies) add(stop func() bool) {
+	t.mu.Lock()
+	if t.undone {
+		t.mu.Unlock()
+		stop()
+		return
 	}
+	t.stops = append(t.stops, stop)
+	t.mu.Unlock()
+}
+
+func (t *sessionTies) undo() {
+	t.mu.Lock()
+	t.undone = true
+	stops := t.stops
+	t.stops = nil
+	t.mu.Unlock()
+	for _, stop := range stops {
+		stop()
+	}
+}
+
+// addSession registers a new session, unless the server is closed. The
+// session counts as live work until removeSession. A session whose
+// connection ended already (removeSession ran first) is not registered.
+func (s *Server) addSession(sess *Session) error {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrServerClosed
+	}
+	sess.mu.Lock()
+	ended := sess.out.closed
+	sess.mu.Unlock()
+	if !ended {
+		s.sessions[sess] = struct{}{}
+		s.live.Add()
+	}
+	return nil
+}
+
+// removeSession forgets a session that ended, with what waits for it:
+// its notifications and the tasks it owns.
+func (s *Server) removeSession(sess *Session) {
+	sess.mu.Lock()
+	sess.out.close()
+	sess.mu.Unlock()
+	s.tasks.sessionEnded(sess) // tasks: (tasks.go)
+	s.mu.Lock()
+	_, ok := s.sessions[sess]
 	delete(s.sessions, sess)
 	s.mu.Unlock()
+	if ok {
+		s.live.Done()
+	}
 }
 
 // acceptBatch allows JSON-RPC batches only on sessions that negotiated
@@ -122,12 +188,6 @@ func (sess *Session) ClientCapabilities() mcp.ClientCapabilities {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	return sess.clientCaps
-}
-
-func (sess *Session) isInitialized() bool {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.initialized
 }
 
 // Close ends the session: running requests get up to the drain timeout to
@@ -191,12 +251,4 @@ func (sess *Session) Log(ctx context.Context, params *mcp.LoggingMessageParams) 
 		return nil
 	}
 	return sess.conn.Notify(ctx, mcp.NotificationLoggingMessage, params)
-}
-
-// subscribed reports whether the session subscribed to uri.
-func (sess *Session) subscribed(uri string) bool {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	_, ok := sess.subs[uri]
-	return ok
 }

@@ -42,7 +42,7 @@ import (
 // ordinary, synchronous one, otherwise the request answers a task
 // (resultType "task") and the handler carries on with a context that no
 // longer ends with the request, but with tasks/cancel, the TTL or
-// Server.Close. Its progress and log notifications, which belong to the
+// the server's Shutdown or Close. Its progress and log notifications, which belong to the
 // request, are dropped from then on. A handler may also ask to become a task
 // at once with Request.RunAsTask; a required tool always answers with a
 // task. The client polls tasks/get, answers the task's questions with
@@ -86,8 +86,9 @@ import (
 // end with it. Tasks are kept for their TTL from creation (the client's
 // ttl, up to TaskOptions.MaxTTL, or DefaultTTL) and a handler that runs
 // longer is cancelled and its task failed. The store bounds the number of
-// tasks in all and per owner. Server.Close cancels every running task and
-// waits for its handler.
+// tasks in all and per owner. Server.Shutdown lets running tasks finish
+// within its context, then cancels those left (they fail with "The server
+// closed") and waits for their handlers; Server.Close cancels them at once.
 //
 // The handler of a task runs on the instance that created it, so with
 // several instances a load balancer must route tasks/update and
@@ -124,7 +125,7 @@ const (
 
 // Bounds of the engine.
 const (
-	taskCloseWait    = 5 * time.Second // Close waits this long for task handlers
+	taskCloseWait    = 5 * time.Second // how long cancelled task handlers are waited for
 	taskSweepEvery   = time.Minute     // expired tasks are swept at most this often
 	maxListenTaskIDs = 100             // task ids honoured per subscriptions/listen
 )
@@ -133,7 +134,6 @@ const (
 var (
 	errTaskCancelled  = errors.New("mcp server: the task was cancelled")
 	errTaskExpired    = errors.New("mcp server: the task's TTL has passed")
-	errServerClosed   = errors.New("mcp server: the server closed")
 	errSessionEnded   = errors.New("mcp server: the session that owns the task ended")
 	errEngineStopping = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the server is closing")
 )
@@ -146,19 +146,11 @@ type taskEngine struct {
 	ttl, maxTTL, poll time.Duration
 
 	mu        sync.Mutex
-	stopping  bool                       // Close is under way: no new handler starts
-	live      map[*taskRun]struct{}      // runs whose handler goroutine is alive
-	byID      map[string]*taskRun        // runs that are tasks, by id
-	sessions  map[*Session]*sessionTasks // legacy sessions that own tasks
+	stopping  bool                  // Shutdown is under way: no new handler starts
+	live      map[*taskRun]struct{} // runs whose handler goroutine is alive
+	byID      map[string]*taskRun   // runs that are tasks, by id
+	sessions  map[*Session]string   // owner tokens of the legacy sessions that own tasks
 	lastSweep time.Time
-}
-
-// sessionTasks is a legacy session as an owner of tasks; its watcher
-// drops the session's tasks when the session ends.
-type sessionTasks struct {
-	owner string
-	stop  chan struct{} // closed to end the watcher early (Close)
-	done  chan struct{} // closed when the watcher returned
 }
 
 func newTaskEngine(s *Server, o *TaskOptions) *taskEngine {
@@ -166,7 +158,7 @@ func newTaskEngine(s *Server, o *TaskOptions) *taskEngine {
 		s: s, store: o.Store, threshold: o.Threshold,
 		ttl: o.DefaultTTL, maxTTL: o.MaxTTL, poll: o.PollInterval,
 		live: make(map[*taskRun]struct{}), byID: make(map[string]*taskRun),
-		sessions: make(map[*Session]*sessionTasks),
+		sessions: make(map[*Session]string),
 	}
 	if e.store == nil {
 		e.store = NewMemoryTaskStore(o.MaxTasks, o.MaxTasksPerOwner)
@@ -206,40 +198,41 @@ func (e *taskEngine) owner(ctx context.Context, r *Request, create bool) string 
 	return ""
 }
 
-// sessionOwner returns the owner token of a legacy session, starting the
-// watcher that drops its tasks when it ends.
+// sessionOwner returns the owner token of a legacy session; when the
+// session ends, removeSession calls sessionEnded, which drops its tasks.
 func (e *taskEngine) sessionOwner(sess *Session, create bool) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if st := e.sessions[sess]; st != nil {
-		return st.owner
+	if owner, ok := e.sessions[sess]; ok {
+		return owner
 	}
 	if !create {
 		return noOwner
 	}
-	st := &sessionTasks{owner: "s:" + rand.Text(), stop: make(chan struct{}), done: make(chan struct{})}
-	if e.stopping {
-		close(st.done) // no watcher: no task will start before Close ends
-		return st.owner
+	owner := "s:" + rand.Text()
+	e.sessions[sess] = owner
+	return owner
+}
+
+// sessionEnded drops the tasks of a legacy session that ended, if it owns
+// any.
+func (e *taskEngine) sessionEnded(sess *Session) {
+	if e == nil {
+		return
 	}
-	e.sessions[sess] = st
-	go func() {
-		defer close(st.done)
-		select {
-		case <-sess.Done():
-		case <-st.stop:
-			return
-		}
-		e.dropSession(sess, st.owner)
-	}()
-	return st.owner
+	e.mu.Lock()
+	owner, ok := e.sessions[sess]
+	delete(e.sessions, sess)
+	e.mu.Unlock()
+	if ok {
+		e.dropSession(owner)
+	}
 }
 
 // dropSession cancels and forgets the tasks of a legacy session that
 // ended: nobody can reach them any more.
-func (e *taskEngine) dropSession(sess *Session, owner string) {
+func (e *taskEngine) dropSession(owner string) {
 	e.mu.Lock()
-	delete(e.sessions, sess)
 	var runs []*taskRun
 	for _, run := range e.byID {
 		if run.owner == owner {
@@ -290,10 +283,10 @@ func (e *taskEngine) start(run *taskRun, f func()) error {
 	return nil
 }
 
-// stop is the first half of Server.Close: it refuses new task handlers,
-// cancels the running ones and waits (up to taskCloseWait) for them and
-// for the session watchers to end.
-func (e *taskEngine) stop() {
+// shutdown is the tasks' part of Server.Shutdown: it refuses new task
+// handlers, lets the running ones finish until ctx ends, then cancels
+// those left and waits for them (up to taskCloseWait).
+func (e *taskEngine) shutdown(ctx context.Context) {
 	if e == nil {
 		return
 	}
@@ -303,45 +296,31 @@ func (e *taskEngine) stop() {
 	for run := range e.live {
 		runs = append(runs, run)
 	}
-	watchers := make([]*sessionTasks, 0, len(e.sessions))
-	for sess, st := range e.sessions {
-		watchers = append(watchers, st)
-		delete(e.sessions, sess)
-	}
 	e.mu.Unlock()
-	for _, run := range runs {
-		run.cancel(errServerClosed)
-	}
-	for _, st := range watchers {
-		close(st.stop)
-	}
-	deadline := time.NewTimer(taskCloseWait)
-	defer deadline.Stop()
+	left := runs[:0]
 	for _, run := range runs {
 		select {
 		case <-run.exited:
-		case <-deadline.C:
-			e.s.log.Warn("mcp server: a task handler ignores its context; Close stops waiting for it")
-			return
+		case <-ctx.Done():
+			left = append(left, run)
 		}
 	}
-	for _, st := range watchers {
-		select {
-		case <-st.done:
-		case <-deadline.C:
-			return
-		}
-	}
-}
-
-// restart is the second half of Server.Close: new tasks may start again.
-func (e *taskEngine) restart() {
-	if e == nil {
+	if len(left) == 0 {
 		return
 	}
-	e.mu.Lock()
-	e.stopping = false
-	e.mu.Unlock()
+	for _, run := range left {
+		run.cancel(ErrServerClosed)
+	}
+	deadline := time.NewTimer(taskCloseWait)
+	defer deadline.Stop()
+	for _, run := range left {
+		select {
+		case <-run.exited:
+		case <-deadline.C:
+			e.s.log.Warn("mcp server: a task handler ignores its context; Shutdown stops waiting for it")
+			return
+		}
+	}
 }
 
 // register makes run reachable by its task id.

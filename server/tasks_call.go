@@ -375,7 +375,7 @@ func (run *taskRun) outcomeUpdate(o toolOutcome, cause error) *TaskUpdate {
 // cancelMessage is the status message of a task cancelled for cause.
 func cancelMessage(cause error) string {
 	switch {
-	case errors.Is(cause, errServerClosed):
+	case errors.Is(cause, ErrServerClosed):
 		return "The server closed"
 	case errors.Is(cause, errSessionEnded):
 		return "The session ended"

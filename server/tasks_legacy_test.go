@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -281,6 +282,10 @@ func TestTaskOwnerIsolation(t *testing.T) {
 
 func TestTaskExpiry(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testTaskExpiry) // the TTLs pass on synctest's clock
+}
+
+func testTaskExpiry(t *testing.T) {
 	store := server.NewMemoryTaskStore(0, 0)
 	p := dial(t, newTaskServer(t, &server.Options{Tasks: &server.TaskOptions{Store: store, PollInterval: 10 * time.Millisecond}}))
 	p.initialize(mcp.Version20251125)
@@ -333,6 +338,10 @@ func TestTaskBounds(t *testing.T) {
 // The tasks of a legacy session end with it.
 func TestTasksEndWithTheirSession(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testTasksEndWithTheirSession)
+}
+
+func testTasksEndWithTheirSession(t *testing.T) {
 	store := server.NewMemoryTaskStore(0, 0)
 	srv := newTaskServer(t, &server.Options{Tasks: &server.TaskOptions{Store: store}})
 	ct, st := memory.NewPair(nil)
@@ -353,19 +362,18 @@ func TestTasksEndWithTheirSession(t *testing.T) {
 	}
 	p.conn.Close()
 	ss.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for store.Len() != 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	synctest.Wait() // the server has finished with the session
 	if store.Len() != 0 {
 		t.Errorf("%d tasks left after their session ended", store.Len())
 	}
 }
 
-// Close cancels running tasks and waits for their handlers.
+// Close cancels running tasks at once and waits for their handlers; the
+// store keeps their end, which another instance sharing it answers.
 func TestServerCloseEndsTasks(t *testing.T) {
 	t.Parallel()
-	srv := newTaskServer(t, nil)
+	store := server.NewMemoryTaskStore(0, 0)
+	srv := newTaskServer(t, &server.Options{Tasks: &server.TaskOptions{Store: store}})
 	p := dial(t, srv)
 	id := p.mustModern(mcp.MethodCallTool, obj{"name": "slow_compute", "arguments": obj{"seconds": 60}}, capsTasks)["taskId"]
 	start := time.Now()
@@ -373,7 +381,8 @@ func TestServerCloseEndsTasks(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("Close took %v", d)
 	}
-	res := dial(t, srv).mustModern(mcp.MethodGetTask, obj{"taskId": id}, capsTasks)
+	other := newTaskServer(t, &server.Options{Tasks: &server.TaskOptions{Store: store}})
+	res := dial(t, other).mustModern(mcp.MethodGetTask, obj{"taskId": id}, capsTasks)
 	if res["status"] != "cancelled" || res["statusMessage"] != "The server closed" {
 		t.Errorf("after Close: %v", res)
 	}

@@ -407,24 +407,35 @@ func (run *taskRun) answer(ctx context.Context, responses mcp.InputResponses) er
 
 // notify tells who listens that a task changed: the legacy session that
 // created it (notifications/tasks/status), the modern listeners that
-// named it (notifications/tasks).
+// named it (notifications/tasks). It returns at once: each gets the
+// latest state of the task when it can take it (notify.go).
 func (e *taskEngine) notify(run *taskRun, rec *TaskRecord) {
+	key := "t" + rec.ID
 	if rec.Modern {
-		d := rec.detailed()
-		e.s.notifyListeners(mcp.NotificationTasks, &d, func(f *mcp.SubscriptionFilter) bool {
+		listeners := e.s.listenersWhere(func(f *mcp.SubscriptionFilter) bool {
 			return slices.Contains(f.TaskIDs, rec.ID)
 		})
+		if len(listeners) == 0 {
+			return
+		}
+		d := rec.detailed()
+		obj, meta, err := splitParams(&d)
+		if err != nil {
+			e.s.log.Error("mcp server: task notification cannot be encoded", "task", rec.ID, "error", err)
+			return
+		}
+		n := note{method: mcp.NotificationTasks, params: &splitNote{obj, meta}}
+		for _, l := range listeners {
+			e.s.post(l, func(b *outbox) bool { return e.s.putNote(b, key, n) })
+		}
 		return
 	}
 	if run == nil || run.sess == nil {
 		return
 	}
 	t := rec.legacy()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := run.sess.conn.Notify(ctx, mcp.NotificationTaskStatus, &t); err != nil {
-		e.s.log.Debug("mcp server: task status not delivered", "task", rec.ID, "error", err)
-	}
+	n := note{method: mcp.NotificationTaskStatus, params: &t}
+	e.s.post(run.sess, func(b *outbox) bool { return e.s.putNote(b, key, n) })
 }
 
 // listenTaskIDs is the tasks hook of subscriptions/listen: of the task ids

@@ -63,7 +63,7 @@ func (s *Server) addTool(tool *mcp.Tool, h ToolHandler, in, out *jsonschema.Sche
 	s.mu.Lock()
 	s.tools.set(t.Name, &toolEntry{tool: t, handler: h, input: in})
 	s.mu.Unlock()
-	s.listChanged(mcp.NotificationToolListChanged)
+	s.listChanged(listTools)
 	return nil
 }
 
@@ -77,7 +77,7 @@ func (s *Server) RemoveTools(names ...string) {
 	}
 	s.mu.Unlock()
 	if removed {
-		s.listChanged(mcp.NotificationToolListChanged)
+		s.listChanged(listTools)
 	}
 }
 

@@ -19,11 +19,15 @@ type MessageServer interface {
 	// session (notifications, and requests to the client) are written to
 	// w, with the context of the request they relate to, if any (see
 	// jsonrpc.IncomingID), so that w can send them on that request's
-	// stream.
-	Open(ctx context.Context, sessionID string, w jsonrpc.Writer) ServerSession
+	// stream. It fails when the server takes no new sessions (it is shut
+	// down: server.ErrServerClosed); the handler then answers 503.
+	Open(ctx context.Context, sessionID string, w jsonrpc.Writer) (ServerSession, error)
 	// ServeStateless answers one modern request or notification (nil
 	// response). The request's notifications (progress, log messages) are
-	// written to w while it runs. Cancelling ctx cancels the request.
+	// written to w while it runs. Cancelling ctx cancels the request. A
+	// server that refuses the request answers with an error response:
+	// jsonrpc.CodeOverloaded when it serves as many as it allows,
+	// jsonrpc.CodeConnectionClosed once it is shut down (HTTP 503 both).
 	ServeStateless(ctx context.Context, req *jsonrpc.Request, w jsonrpc.Writer) *jsonrpc.Response
 }
 

@@ -163,12 +163,27 @@ func TestTriggersLegacy(t *testing.T) {
 	if gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: dynamicPromptName}); err != nil || len(gp.Messages) != 1 {
 		t.Errorf("dynamic prompt: %+v %v", gp, err)
 	}
-	want := []string{mcp.NotificationToolListChanged, mcp.NotificationToolListChanged, mcp.NotificationPromptListChanged}
-	eventually(t, "3 list_changed notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(changed) >= 3 })
+	// The two tool changes may come as one notification: the server
+	// coalesces the changes a client has not been told of yet.
+	eventually(t, "tools and prompts list_changed", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Contains(changed, mcp.NotificationToolListChanged) && slices.Contains(changed, mcp.NotificationPromptListChanged)
+	})
 	mu.Lock()
 	defer mu.Unlock()
-	if !slices.Equal(changed, want) {
-		t.Errorf("notifications %v, want %v", changed, want)
+	tools := 0
+	for _, m := range changed {
+		switch m {
+		case mcp.NotificationToolListChanged:
+			tools++
+		case mcp.NotificationPromptListChanged:
+		default:
+			t.Errorf("unexpected notification %s", m)
+		}
+	}
+	if tools > 2 {
+		t.Errorf("%d tools/list_changed for 2 changes: %v", tools, changed)
 	}
 }
 

@@ -241,7 +241,17 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 	h.sessions[s.id] = s
 	h.running.Add() // the session's closing, below, is waited for
 	h.mu.Unlock()
-	s.ss = h.srv.Open(context.Background(), s.id, s)
+	ss, err := h.srv.Open(context.Background(), s.id, s)
+	if err != nil {
+		h.mu.Lock()
+		delete(h.sessions, s.id)
+		h.mu.Unlock()
+		h.running.Done()
+		h.log.Debug("sse: no new session", "error", err)
+		writeError(w, http.StatusServiceUnavailable, "Service unavailable: the server is shutting down")
+		return
+	}
+	s.ss = ss
 	defer s.end()
 
 	hdr := w.Header()
@@ -251,7 +261,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	s.mu.Lock()
 	s.w, s.rc = w, http.NewResponseController(w)
-	err := s.writeLocked(wire.Event{Name: "endpoint", Data: []byte(h.endpoint(r, s.id)), Retry: -1})
+	err = s.writeLocked(wire.Event{Name: "endpoint", Data: []byte(h.endpoint(r, s.id)), Retry: -1})
 	s.mu.Unlock()
 	if err != nil {
 		return

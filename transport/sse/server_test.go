@@ -60,6 +60,7 @@ func svNewServer(t *testing.T, release chan struct{}) *server.Server {
 // svEnv is a Handler on 127.0.0.1.
 type svEnv struct {
 	t      *testing.T
+	srv    *server.Server
 	h      *sse.Handler
 	ts     *httptest.Server
 	client *http.Client
@@ -79,7 +80,7 @@ func svStart(t *testing.T, opts *sse.HandlerOptions, release chan struct{}) *svE
 		tr.CloseIdleConnections()
 		srv.Close()
 	})
-	return &svEnv{t: t, h: h, ts: ts, client: &http.Client{Transport: tr}}
+	return &svEnv{t: t, srv: srv, h: h, ts: ts, client: &http.Client{Transport: tr}}
 }
 
 func (e *svEnv) do(method, url string, hdr http.Header, body string) *http.Response {

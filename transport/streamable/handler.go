@@ -232,8 +232,10 @@ func (h *Handler) Close() error {
 // Shutdown is Close with a deadline: it returns ctx's error if the
 // sessions have not finished when ctx ends (they go on finishing in the
 // background). Modern requests in progress are not interrupted: they end
-// with their HTTP requests (see http.Server.Shutdown); end the server's
-// subscriptions/listen streams first with the server's own Close.
+// with their HTTP requests (see http.Server.Shutdown). Shut the server
+// down first (server.Server.Shutdown): it lets the calls of every session
+// finish, ends the subscriptions/listen streams and refuses new work,
+// which this handler answers with 503.
 func (h *Handler) Shutdown(ctx context.Context) error {
 	h.mu.Lock()
 	var list []*session
@@ -299,12 +301,13 @@ func writeResponse(w http.ResponseWriter, status int, resp *jsonrpc.Response) {
 
 // Shared header values, never modified.
 var (
-	hdrJSON     = []string{"application/json"}
-	hdrSSE      = []string{"text/event-stream"}
-	hdrNoCache  = []string{"no-cache"}
-	hdrNo       = []string{"no"}
-	hdrAllowAll = []string{"GET, POST, DELETE"}
-	hdrAllowPOS = []string{"POST"}
+	hdrJSON       = []string{"application/json"}
+	hdrSSE        = []string{"text/event-stream"}
+	hdrNoCache    = []string{"no-cache"}
+	hdrNo         = []string{"no"}
+	hdrAllowAll   = []string{"GET, POST, DELETE"}
+	hdrAllowPOS   = []string{"POST"}
+	hdrRetryAfter = []string{"1"}
 )
 
 // Canonical forms of the header names read on every request, so that

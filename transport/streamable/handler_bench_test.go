@@ -137,7 +137,10 @@ func BenchmarkPOSTToolCall(b *testing.B) {
 		})
 	}
 	b.Run("legacy/server", func(b *testing.B) {
-		ss := srv.Open(context.Background(), "bench", nopWriter{})
+		ss, err := srv.Open(context.Background(), "bench", nopWriter{})
+		if err != nil {
+			b.Fatal(err)
+		}
 		defer ss.Close()
 		for _, raw := range []string{
 			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`,
@@ -238,8 +241,8 @@ func TestIdleSessionMemory(t *testing.T) {
 // measure the handler's own share.
 type tinyServer struct{}
 
-func (tinyServer) Open(ctx context.Context, id string, w jsonrpc.Writer) transport.ServerSession {
-	return tinySession{}
+func (tinyServer) Open(ctx context.Context, id string, w jsonrpc.Writer) (transport.ServerSession, error) {
+	return tinySession{}, nil
 }
 
 func (tinyServer) ServeStateless(ctx context.Context, req *jsonrpc.Request, w jsonrpc.Writer) *jsonrpc.Response {

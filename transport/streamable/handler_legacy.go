@@ -86,6 +86,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 			writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeOverloaded, "Service unavailable: too many sessions; retry later")
 			return
 		}
+		h.log.Debug("streamable: no new session", "error", err)
 		writeError(w, http.StatusServiceUnavailable, CodeTransportError, "Service unavailable: the server is shutting down")
 		return
 	}
@@ -139,7 +140,7 @@ func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, req *
 		s.answered(st, req, s.ss.Serve(st, req), initialize)
 		s.dropResumable(st)
 	})
-	st.wait(r.Context(), leave)
+	st.wait(r.Context(), leave, nil)
 	st.release(gen)
 }
 
@@ -224,7 +225,7 @@ func (h *Handler) batch(w http.ResponseWriter, r *http.Request, s *session, b *j
 			}
 		})
 	}
-	st.wait(r.Context(), leave)
+	st.wait(r.Context(), leave, nil)
 	st.release(gen)
 }
 

@@ -2,6 +2,7 @@ package streamable_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -191,14 +192,22 @@ func TestStandaloneStream(t *testing.T) {
 		return ok
 	})
 	time.Sleep(20 * time.Millisecond)
+	// Five log messages while no GET is open (list changes would be
+	// coalesced into one): the last three are kept for the next GET.
+	var sess *server.Session
+	for s := range e.srv.Sessions() {
+		sess = s
+	}
 	for i := range 5 {
-		addTool(fmt.Sprintf("u%d", i))
+		if err := sess.Log(context.Background(), &mcp.LoggingMessageParams{Level: mcp.LevelInfo, Data: json.RawMessage(fmt.Sprintf(`"m%d"`, i))}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	get = e.do(http.MethodGet, with(legacy(sid), "Accept", "text/event-stream"), "")
 	r = sse.NewReader(get.Body, 1<<20)
-	for range 3 {
-		if ev, err := r.Next(); err != nil || !strings.Contains(string(ev.Data), "list_changed") {
-			t.Fatalf("pending message: %q %v", ev.Data, err)
+	for i := range 3 {
+		if ev, err := r.Next(); err != nil || !strings.Contains(string(ev.Data), fmt.Sprintf(`"m%d"`, i+2)) {
+			t.Fatalf("pending message %d: %q %v", i, ev.Data, err)
 		}
 	}
 	get.Body.Close()

@@ -40,10 +40,15 @@ func (h *Handler) standaloneGET(w http.ResponseWriter, r *http.Request, s *sessi
 	}
 	st.mu.Unlock()
 	if !s.isClosed() {
-		st.wait(r.Context(), leave)
+		st.wait(r.Context(), leave, s.ss.Done())
 	}
 	st.release(gen)
 	s.dropStandalone(st)
+	select {
+	case <-s.ss.Done(): // the server ended the session: forget it now
+		s.close("the server closed the session")
+	default:
+	}
 }
 
 // resume serves a GET with Last-Event-ID: it replays the events of the
@@ -75,7 +80,7 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, las
 	done := st.done
 	st.mu.Unlock()
 	if !done && !s.isClosed() {
-		st.wait(r.Context(), leave)
+		st.wait(r.Context(), leave, nil)
 	}
 	st.release(gen)
 }

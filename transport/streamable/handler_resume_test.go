@@ -2,6 +2,7 @@ package streamable_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -225,12 +226,18 @@ func TestResumeStandalone(t *testing.T) {
 		return ok
 	})
 	time.Sleep(20 * time.Millisecond)
-	add("b")
-	add("c")
+	// Two log messages (list changes would be coalesced into one).
+	for s := range e.srv.Sessions() {
+		for _, m := range []string{`"b"`, `"c"`} {
+			if err := s.Log(context.Background(), &mcp.LoggingMessageParams{Level: mcp.LevelInfo, Data: json.RawMessage(m)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	get = e.getSSE(sid, ev.ID)
 	r = sse.NewReader(get.Body, 1<<20)
-	for range 2 {
-		if ev, err := r.Next(); err != nil || !strings.Contains(string(ev.Data), "list_changed") {
+	for _, m := range []string{`"b"`, `"c"`} {
+		if ev, err := r.Next(); err != nil || !strings.Contains(string(ev.Data), m) {
 			t.Fatalf("replayed %+v %v", ev, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -55,6 +56,7 @@ var (
 	errHandlerClosed   = errors.New("the handler is closed")
 	errDuplicateID     = errors.New("duplicate request id")
 	errSessionClosed   = errors.New("session closed")
+	errServerRefused   = errors.New("the server refused a new session")
 )
 
 // newSession opens a legacy session with a fresh id, owned by owner.
@@ -72,7 +74,11 @@ func (h *Handler) newSession(owner string) (*session, error) {
 	id := rand.Text() // 26 characters of base32: 130 bits, visible ASCII
 	s := &session{h: h, id: id, idHeader: []string{id}, owner: owner, lastUsed: time.Now()}
 	s.tr = transport.NewFrameTracker(h.opts.Observer, transport.TransportStreamable, id)
-	s.ss = h.srv.Open(context.Background(), id, s)
+	ss, err := h.srv.Open(context.Background(), id, s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errServerRefused, err)
+	}
+	s.ss = ss
 	h.mu.Lock()
 	if h.closed || len(h.sessions) >= h.opts.MaxSessions {
 		h.mu.Unlock()

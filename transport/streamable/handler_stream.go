@@ -377,6 +377,9 @@ func (st *stream) finalLocked(resp *jsonrpc.Response) {
 			status := http.StatusOK
 			if st.modern {
 				status = modernStatus(resp.Error)
+				if resp.Error != nil && resp.Error.Code == jsonrpc.CodeOverloaded {
+					st.w.Header()["Retry-After"] = hdrRetryAfter
+				}
 			}
 			st.writeJSONLocked(status, resp)
 			return
@@ -409,7 +412,11 @@ func (st *stream) writeJSONLocked(status int, m jsonrpc.Message) {
 // modernStatus is the HTTP status of a modern request's JSON answer
 // (2026-07-28 "Errors and HTTP status"): 404 for an unknown or removed
 // method, 400 for a header mismatch, a missing client capability or an
-// unsupported version, 200 otherwise.
+// unsupported version; and, beyond the specification, 503 when the server
+// refused the request because it serves as many as it allows
+// (CodeOverloaded, with Retry-After) or is shutting down
+// (CodeConnectionClosed), as for a legacy session refused for the same
+// reasons, so that a load balancer can send it elsewhere; 200 otherwise.
 func modernStatus(e *jsonrpc.Error) int {
 	if e == nil {
 		return http.StatusOK
@@ -419,17 +426,22 @@ func modernStatus(e *jsonrpc.Error) int {
 		return http.StatusNotFound
 	case mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
 		return http.StatusBadRequest
+	case jsonrpc.CodeOverloaded, jsonrpc.CodeConnectionClosed:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusOK
 }
 
 // wait blocks the owner of an attachment until it must return: the stream
-// released it (leave), the client went away, or the handler is closing.
-func (st *stream) wait(ctx context.Context, leave <-chan struct{}) {
+// released it (leave), the client went away, the handler is closing, or
+// ended is closed (the end of the session, for a standalone stream, which
+// no answer releases).
+func (st *stream) wait(ctx context.Context, leave, ended <-chan struct{}) {
 	select {
 	case <-leave:
 	case <-ctx.Done():
 	case <-st.h.done:
+	case <-ended:
 	}
 }
 
