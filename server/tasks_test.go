@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -156,6 +157,7 @@ type peer struct {
 
 	mu     sync.Mutex
 	notes  []note
+	noted  chan struct{} // closed and replaced when a notification comes
 	asks   []note
 	answer func(method string, params obj) (any, error)
 }
@@ -196,6 +198,10 @@ func (p *peer) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		p.asks = append(p.asks, note{req.Method, params})
 	} else {
 		p.notes = append(p.notes, note{req.Method, params})
+		if p.noted != nil {
+			close(p.noted)
+			p.noted = nil
+		}
 	}
 	p.mu.Unlock()
 	if !req.IsCall() {
@@ -258,19 +264,25 @@ func (p *peer) mustModern(method string, params obj, caps obj) obj {
 	return res
 }
 
-// waitTask polls tasks/get until want accepts the task's status.
+// waitTask polls tasks/get, as a client does, at the poll interval the
+// server suggests, until want accepts the task's status or limit passes.
 func (p *peer) waitTask(id string, caps obj, limit time.Duration, want func(string) bool) obj {
 	p.t.Helper()
-	deadline := time.Now().Add(limit)
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
 	for {
 		res := p.mustModern(mcp.MethodGetTask, obj{"taskId": id}, caps)
 		if s, _ := res["status"].(string); want(s) {
 			return res
 		}
-		if time.Now().After(deadline) {
+		poll, _ := res["pollIntervalMs"].(float64)
+		next := time.NewTimer(time.Duration(max(poll, 1)) * time.Millisecond)
+		select {
+		case <-next.C:
+		case <-deadline.C:
+			next.Stop()
 			p.t.Fatalf("task %s still %v after %v: %v", id, res["status"], limit, res)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -454,17 +466,42 @@ func TestTasksWireFields(t *testing.T) {
 		noKeys(t, "tasks/get", got, "requestState")
 	})
 	done := p.waitTask(id, capsTasks, 10*time.Second, terminal)
-	t.Run("tasks-no-early-ttl-expiry", func(t *testing.T) {
-		time.Sleep(500 * time.Millisecond)
-		if _, err := p.modern(mcp.MethodGetTask, obj{"taskId": id}, capsTasks); err != nil {
-			t.Errorf("gone 500 ms after the end: %v", err)
-		}
-	})
 	t.Run("tasks-no-related-task-meta-on-inlined-result", func(t *testing.T) {
 		result, _ := done["result"].(obj)
 		meta, _ := result["_meta"].(obj)
 		if result == nil || meta[mcp.MetaKeyRelatedTask] != nil {
 			t.Errorf("inlined result: %v", result)
+		}
+	})
+}
+
+// tasks-no-early-ttl-expiry: a finished task stays for its TTL, which
+// runs from its creation. The clock is synctest's.
+func TestTasksNoEarlyTTLExpiry(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		p := dial(t, newTaskServer(t, nil))
+		created := p.mustModern(mcp.MethodCallTool, obj{"name": "slow_compute", "arguments": obj{"seconds": 0.3}}, capsTasks)
+		id, _ := created["taskId"].(string)
+		ttl, _ := created["ttlMs"].(float64)
+		at, _ := created["createdAt"].(string)
+		t0, err := time.Parse(time.RFC3339Nano, at)
+		if id == "" || ttl <= 1000 || err != nil {
+			t.Fatalf("no task, or a TTL too short to test: %v (%v)", created, err)
+		}
+		p.waitTask(id, capsTasks, 10*time.Second, terminal)
+		time.Sleep(500 * time.Millisecond)
+		if _, err := p.modern(mcp.MethodGetTask, obj{"taskId": id}, capsTasks); err != nil {
+			t.Errorf("gone 500 ms after the end: %v", err)
+		}
+		expiry := t0.Add(time.Duration(ttl) * time.Millisecond)
+		time.Sleep(time.Until(expiry) - time.Millisecond)
+		if _, err := p.modern(mcp.MethodGetTask, obj{"taskId": id}, capsTasks); err != nil {
+			t.Errorf("gone 1 ms before its TTL: %v", err)
+		}
+		time.Sleep(2 * time.Millisecond)
+		if _, err := p.modern(mcp.MethodGetTask, obj{"taskId": id}, capsTasks); err == nil {
+			t.Error("still there 1 ms after its TTL")
 		}
 	})
 }
@@ -646,25 +683,35 @@ func TestTasksStatusNotifications(t *testing.T) {
 	}
 }
 
-// waitNote waits for a notification method whose params match.
+// waitNote waits for a notification method whose params match, within a
+// deadline that only a failure reaches.
 func (p *peer) waitNote(method string, match func(obj) bool) obj {
 	p.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for seen := 0; ; {
 		p.mu.Lock()
-		for _, n := range p.notes {
+		for _, n := range p.notes[seen:] {
 			if n.method == method && match(n.params) {
 				p.mu.Unlock()
 				return n.params
 			}
 		}
+		seen = len(p.notes)
+		if p.noted == nil {
+			p.noted = make(chan struct{})
+		}
+		noted := p.noted
 		p.mu.Unlock()
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-noted:
+		case <-deadline.C:
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.t.Fatalf("no %s within 10s; got %v", method, p.notes)
+			return nil
+		}
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.t.Fatalf("no %s; got %v", method, p.notes)
-	return nil
 }
 
 // tasks-required-task-error.
