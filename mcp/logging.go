@@ -39,17 +39,6 @@ func (l LoggingLevel) Severity() int {
 // IsValid reports whether l is one of the eight levels.
 func (l LoggingLevel) IsValid() bool { return l.Severity() > 0 }
 
-// internLevel returns the constant for a known level, so that decoding one
-// does not allocate.
-func internLevel(s string) LoggingLevel {
-	for _, l := range levels {
-		if string(l) == s {
-			return l
-		}
-	}
-	return LoggingLevel(s)
-}
-
 // SetLevelParams are the params of logging/setLevel (legacy era).
 type SetLevelParams struct {
 	// Level is the least severe level the client wants to receive.
