@@ -6,12 +6,14 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/config"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -39,6 +41,12 @@ type App struct {
 	// Getenv reads the environment (the token store's location,
 	// MCPWIRE_BROWSER); tests give their own.
 	Getenv func(string) string
+	// LookupEnv reads the environment for the hosts' configuration files
+	// (where they are, and the variables they expand).
+	LookupEnv func(string) (string, bool)
+	// Getwd returns the current directory, where the project's
+	// configuration files are looked for.
+	Getwd func() (string, error)
 	// Now is the clock (of mcpwire login --status).
 	Now func() time.Time
 	// OpenBrowser, if not nil, opens the authorization URL of mcpwire
@@ -54,10 +62,12 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *App {
 	return &App{
 		Stdin:      stdin,
 		Stdout:     stdout,
-		Stderr:     &lockedWriter{w: stderr},
+		Stderr:     &stderrWriter{w: stderr},
 		Connect:    Connect,
 		IsTerminal: isTerminal,
 		Getenv:     os.Getenv,
+		LookupEnv:  os.LookupEnv,
+		Getwd:      os.Getwd,
 		Now:        time.Now,
 	}
 }
@@ -73,9 +83,14 @@ type Options struct {
 }
 
 // A Target names the server to talk to: a command to start, whose stdin
-// and stdout carry the messages, or an HTTP endpoint.
+// and stdout carry the messages, or an HTTP endpoint. It comes from the
+// command line (after "--", --url), or from a host's configuration file
+// (--server NAME, @NAME).
 type Target struct {
 	Command []string // the program and its arguments, after "--"
+	Env     []string // KEY=VALUE added to mcpwire's environment for Command
+	Unset   []string // variables removed from it
+	Dir     string   // the directory to start Command in; "" for mcpwire's
 	URL     string   // --url
 	Headers []Header // --header, in order
 	// TokenStore is the file of the token store, whose tokens are sent to
@@ -85,30 +100,55 @@ type Target struct {
 	// Observer, if not nil, sees every frame exchanged with the server
 	// (--trace).
 	Observer transport.Observer
+	// Config is the configured server the target is, or nil.
+	Config *config.Server
 }
 
 // A Header is one --header K=V.
 type Header struct{ Key, Value string }
 
 // splitArgs separates a command's positional arguments from the server
-// command that follows "--".
-func splitArgs(cmd *cobra.Command, args []string) (positional, server []string) {
+// it names: the command that follows "--", or one positional argument
+// @NAME, a server of the hosts' configuration files.
+func splitArgs(cmd *cobra.Command, args []string) (positional []string, alias string, server []string, err error) {
 	dash := cmd.ArgsLenAtDash()
-	if dash < 0 {
-		return args, nil
+	if dash >= 0 {
+		args, server = args[:dash], args[dash:]
 	}
-	return args[:dash], args[dash:]
+	alias, positional, err = ServerAlias(args)
+	return positional, alias, server, err
+}
+
+// ServerAlias finds the argument @NAME among args, the positional
+// arguments of a command: it names a server of the hosts' configuration
+// files. It returns NAME and the other arguments; two are a usage error.
+func ServerAlias(args []string) (alias string, rest []string, err error) {
+	for _, a := range args {
+		name, ok := strings.CutPrefix(a, "@")
+		if !ok || name == "" {
+			rest = append(rest, a)
+			continue
+		}
+		if alias != "" {
+			return "", nil, UsageErrorf("name one server, not @%s and @%s", alias, name)
+		}
+		alias = name
+	}
+	return alias, rest, nil
 }
 
 // ServerArgs returns the argument check of a command that takes the
-// positional arguments names (exactly), then the server after "--".
+// positional arguments names (exactly), then the server: after "--", or
+// @NAME anywhere among them.
 func ServerArgs(names ...string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		pos, server := splitArgs(cmd, args)
+		pos, alias, server, err := splitArgs(cmd, args)
 		switch {
+		case err != nil:
+			return err
 		case len(pos) < len(names):
 			return UsageErrorf("missing %s (usage: %s)", names[len(pos)], cmd.UseLine())
-		case len(pos) > len(names) && len(server) == 0 && cmd.ArgsLenAtDash() < 0 && !cmd.Flags().Changed("url"):
+		case len(pos) > len(names) && len(server) == 0 && alias == "" && cmd.ArgsLenAtDash() < 0 && !cmd.Flags().Changed("url") && !cmd.Flags().Changed("server"):
 			example := append(append([]string{cmd.CommandPath()}, pos[:len(names)]...), "--")
 			example = append(example, pos[len(names):]...)
 			return UsageErrorf("unexpected argument %q: name the server after --, as in: %s", pos[len(names)], strings.Join(example, " "))
@@ -120,12 +160,20 @@ func ServerArgs(names ...string) cobra.PositionalArgs {
 }
 
 // CompleteArgs returns the shell completion of the arguments of a
-// command that takes n positional arguments: nothing for those (tool
-// names and URIs come from a server not named yet), then the shell's
-// own completion of programs and files, for the server command after
-// "--". (Cobra's completion does not tell whether "--" was typed.)
-func CompleteArgs(n int) cobra.CompletionFunc {
-	return func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+// command that takes n positional arguments: the configured servers for
+// a word that starts with @; nothing for the command's own arguments
+// (tool names and URIs come from a server not named yet); then the
+// shell's own completion of programs and files, for the server command
+// after "--". (Cobra's completion does not tell whether "--" was typed.)
+func (a *App) CompleteArgs(n int) cobra.CompletionFunc {
+	return func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if strings.HasPrefix(toComplete, "@") {
+			var out []cobra.Completion
+			for _, name := range a.serverNames() {
+				out = append(out, "@"+name)
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		}
 		if len(args) < n {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
@@ -133,23 +181,58 @@ func CompleteArgs(n int) cobra.CompletionFunc {
 	}
 }
 
-// lockedWriter serializes the writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+// stderrWriter is mcpwire's stderr: it serializes the writes, and masks
+// the secrets of the configured server (see hide) in what it writes.
+type stderrWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	secrets []string // longest first
 }
 
-// Write writes p to the underlying writer, one call at a time.
-func (l *lockedWriter) Write(p []byte) (int, error) {
+// Write writes p to the underlying writer, one call at a time, with the
+// secrets masked. A secret split between two writes is not masked: each
+// message and log line is written whole.
+func (l *stderrWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	if len(l.secrets) == 0 {
+		return l.w.Write(p)
+	}
+	s := string(p)
+	for _, secret := range l.secrets {
+		s = strings.ReplaceAll(s, secret, config.Mask)
+	}
+	if _, err := io.WriteString(l.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// minSecret is the length under which a value is not masked: a short
+// value (a port, "1", "info") is not a secret, and masking it would
+// garble every message.
+const minSecret = 8
+
+// hide masks the secrets in all that is written on a.Stderr from now on.
+func (a *App) hide(secrets ...string) {
+	w, ok := a.Stderr.(*stderrWriter)
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range secrets {
+		if len(s) >= minSecret && !slices.Contains(w.secrets, s) {
+			w.secrets = append(w.secrets, s)
+		}
+	}
+	slices.SortFunc(w.secrets, func(x, y string) int { return len(y) - len(x) })
 }
 
 // isTerminal reports whether w is a character device, such as a
 // terminal.
 func isTerminal(w io.Writer) bool {
-	if l, ok := w.(*lockedWriter); ok {
+	if l, ok := w.(*stderrWriter); ok {
 		w = l.w
 	}
 	f, ok := w.(*os.File)

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mcpwire/mcpwire/client"
@@ -48,16 +52,51 @@ func Connect(ctx context.Context, t *Target, log *slog.Logger) (*Link, error) {
 	if len(t.Command) == 0 {
 		return nil, UsageErrorf("no server given")
 	}
+	if t.Dir != "" {
+		if st, err := os.Stat(t.Dir); err != nil || !st.IsDir() {
+			return nil, ConnectErrorf("cannot start the server %q in %s: not a directory", t.Command[0], t.Dir)
+		}
+	}
 	p := &process{name: t.Command[0]}
 	p.t = command.NewFunc(func() *exec.Cmd {
-		return exec.Command(t.Command[0], t.Command[1:]...)
+		cmd := exec.Command(t.Command[0], t.Command[1:]...)
+		cmd.Dir = t.Dir
+		if len(t.Env) > 0 || len(t.Unset) > 0 {
+			cmd.Env = environ(os.Environ(), t.Env, t.Unset)
+		}
+		return cmd
 	}, &command.Options{Logger: log, Observer: t.Observer})
 	return &Link{Transport: p, exit: p.exit}, nil
+}
+
+// environ returns the environment base without the variables of unset,
+// then add (whose values win over base's).
+func environ(base, add, unset []string) []string {
+	out := make([]string, 0, len(base)+len(add))
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(unset, func(u string) bool { return sameEnvName(u, name) }) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, add...)
+}
+
+// sameEnvName reports whether a and b name the same variable: Windows's
+// names ignore case.
+func sameEnvName(a, b string) bool {
+	if runtime.GOOS == "windows" {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
 }
 
 // dial starts or reaches the server and agrees on a protocol revision.
 // Its errors have exit code 4.
 func (a *App) dial(ctx context.Context, log *slog.Logger) (*client.Session, *Link, error) {
+	if s := a.Global.Target.Config; s != nil && log != nil {
+		log.Info(describeConfig(s))
+	}
 	l, err := a.Connect(ctx, &a.Global.Target, log)
 	if err != nil {
 		return nil, nil, WithCode(err, ExitConnect)

@@ -29,7 +29,8 @@
 //
 // # Files
 //
-//	app.go     the App, its Options and Target; argument checks
+//	app.go     the App, its Options and Target; argument checks; stderr,
+//	           which masks secrets
 //	root.go    Family, NewRoot, Execute, RunE
 //	flags.go   the global flags and their checks; flag values named in the help
 //	connect.go Connect (the one function that builds a transport), dial,
@@ -38,6 +39,9 @@
 //	           through auth.Transport, and the words for what goes wrong
 //	           (network, TLS, HTTP status, a login needed)
 //	tokens.go  where the token store is
+//	servers.go @NAME and --server: a server of the hosts' configuration
+//	           files (package config) as the target; its secrets masked
+//	           on stderr
 //	exit.go    exit codes and the error line
 //	args.go    --args: inline JSON, @FILE, or - for stdin
 //	render.go  tables, JSON, content blocks

@@ -21,6 +21,8 @@ type globalFlags struct {
 	url      string
 	headers  []string
 	trace    string
+	config   string // --config FILE
+	server   string // --server NAME
 }
 
 // addTo declares the global flags on the root command.
@@ -31,14 +33,17 @@ func (f *globalFlags) addTo(cmd *cobra.Command) {
 	fs.Var(NamedString(&f.protocol, "VERSION"), "protocol", "speak this protocol revision (default: try "+string(mcp.Latest)+", then the legacy handshake)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show the server's stderr and the negotiated protocol revision on stderr")
 	fs.Var(NamedString(&f.url, "URL"), "url", "talk to the MCP server at this HTTP endpoint instead of starting one after --")
-	fs.Var(NamedStrings(&f.headers, "K=V"), "header", "send this HTTP header with every request to --url (repeatable)")
+	fs.Var(NamedStrings(&f.headers, "K=V"), "header", "send this HTTP header with every request to --url, or to the HTTP server of @NAME (repeatable)")
 	fs.Var(NamedString(&f.trace, "FORMAT"), "trace", "show every frame on stderr as it goes: one line each (colored on a terminal), or --trace=jsonl for the recording format of mcpwire tap")
 	fs.Lookup("trace").NoOptDefVal = TracePretty
+	fs.Var(NamedString(&f.server, "NAME"), "server", "talk to the server of this name in the hosts' configuration files (or give @NAME; see mcpwire servers)")
+	fs.Var(NamedString(&f.config, "FILE"), "config", "read the servers of --server or @NAME from this host configuration file only")
 }
 
-// parse checks the global flags and the server command, and stores them
-// in a.Global.
-func (f *globalFlags) parse(a *App, server []string) error {
+// parse checks the global flags and the server: the command after "--"
+// (server), or the configured server @NAME (alias) or --server names. It
+// stores them in a.Global.
+func (f *globalFlags) parse(a *App, alias string, server []string) error {
 	g := Options{JSON: f.json, Timeout: f.timeout, Verbose: f.verbose}
 	if f.timeout < 0 {
 		return UsageErrorf("--timeout must not be negative, got %s", f.timeout)
@@ -50,6 +55,13 @@ func (f *globalFlags) parse(a *App, server []string) error {
 		}
 		g.Protocol = v
 	}
+	name, err := f.serverName(alias)
+	if err != nil {
+		return err
+	}
+	if name != "" && (f.url != "" || len(server) > 0) {
+		return UsageErrorf("name the server one way: %s, --url, or its command after --", aliasWord(alias, name))
+	}
 	if f.url != "" {
 		if err := checkServerURL(f.url); err != nil {
 			return err
@@ -59,6 +71,7 @@ func (f *globalFlags) parse(a *App, server []string) error {
 		// why it cannot keep one.
 		g.Target.TokenStore, _ = TokenStorePath(a.Getenv)
 	}
+	var headers []Header
 	for _, h := range f.headers {
 		k, v, ok := strings.Cut(h, "=")
 		if !ok || strings.TrimSpace(k) == "" {
@@ -67,9 +80,22 @@ func (f *globalFlags) parse(a *App, server []string) error {
 		if !validHeaderName(strings.TrimSpace(k)) || strings.ContainsAny(v, "\r\n\x00") {
 			return UsageErrorf("--header %q: not a valid HTTP header", h)
 		}
-		g.Target.Headers = append(g.Target.Headers, Header{Key: strings.TrimSpace(k), Value: v})
+		headers = append(headers, Header{Key: strings.TrimSpace(k), Value: v})
 	}
-	g.Target.Command = server
+	if name != "" {
+		if err := a.configTarget(&g.Target, name); err != nil {
+			return err
+		}
+		if len(headers) > 0 && g.Target.URL == "" {
+			return UsageErrorf("--header needs a server over HTTP; %q is a command", name)
+		}
+	} else {
+		if f.config != "" {
+			return UsageErrorf("--config names a file of servers: name one with --server NAME or @NAME (mcpwire servers --config %s lists them)", f.config)
+		}
+		g.Target.Command = server
+	}
+	g.Target.Headers = append(g.Target.Headers, headers...)
 	if f.trace != "" {
 		obs, err := a.TraceObserver(f.trace, a.Stderr)
 		if err != nil {
@@ -80,13 +106,33 @@ func (f *globalFlags) parse(a *App, server []string) error {
 	switch {
 	case f.url != "" && len(server) > 0:
 		return UsageErrorf("name the server either with --url or after --, not both")
-	case len(g.Target.Headers) > 0 && f.url == "":
+	case len(headers) > 0 && g.Target.URL == "":
 		return UsageErrorf("--header needs --url")
-	case f.url == "" && len(server) == 0:
-		return UsageErrorf("no server given: name its command after -- (as in: mcpwire tools -- go run ./examples/hello) or its URL with --url")
+	case g.Target.URL == "" && len(g.Target.Command) == 0:
+		return UsageErrorf("no server given: name its command after -- (as in: mcpwire tools -- go run ./examples/hello), its URL with --url, or a server of your hosts' configuration with @NAME (see mcpwire servers)")
 	}
 	a.Global = g
 	return nil
+}
+
+// serverName returns the configured server that --server or @NAME
+// (alias) names, or "".
+func (f *globalFlags) serverName(alias string) (string, error) {
+	switch {
+	case f.server != "" && alias != "" && f.server != alias:
+		return "", UsageErrorf("name one server: --server %s or @%s", f.server, alias)
+	case alias != "":
+		return alias, nil
+	}
+	return f.server, nil
+}
+
+// aliasWord returns how the command line named the configured server.
+func aliasWord(alias, name string) string {
+	if alias != "" {
+		return "@" + alias
+	}
+	return "--server " + name
 }
 
 // joinVersions lists versions, comma-separated.
@@ -174,13 +220,22 @@ func checkServerURL(raw string) error {
 }
 
 // ParseServerless checks the global flags of a command that talks to no
-// MCP server but is about one (login, logout): --url, required when
-// needURL, and --json, --timeout and --verbose; --header, --protocol and
-// a server command make no sense there. It stores them in a.Global, with
-// the token store's location.
-func (a *App) ParseServerless(cmd *cobra.Command, needURL bool) error {
+// MCP server but is about one (login, logout): the server over HTTP of
+// --url or of a configured server (--server NAME, or @NAME among args),
+// required when needURL, and --json, --timeout and --verbose; --header,
+// --protocol and a server command make no sense there. It stores them in
+// a.Global, with the token store's location.
+func (a *App) ParseServerless(cmd *cobra.Command, args []string, needURL bool) error {
 	f := &a.flags
 	g := Options{JSON: f.json, Timeout: f.timeout, Verbose: f.verbose}
+	alias, _, err := ServerAlias(args)
+	if err != nil {
+		return err
+	}
+	name, err := f.serverName(alias)
+	if err != nil {
+		return err
+	}
 	switch {
 	case f.timeout < 0:
 		return UsageErrorf("--timeout must not be negative, got %s", f.timeout)
@@ -188,7 +243,11 @@ func (a *App) ParseServerless(cmd *cobra.Command, needURL bool) error {
 		return UsageErrorf("%s takes no --header", cmd.CommandPath())
 	case f.protocol != "":
 		return UsageErrorf("%s takes no --protocol", cmd.CommandPath())
-	case needURL && f.url == "":
+	case name != "" && f.url != "":
+		return UsageErrorf("name the server one way: %s or --url", aliasWord(alias, name))
+	case name == "" && f.config != "":
+		return UsageErrorf("--config names a file of servers: name one with --server NAME or @NAME (mcpwire servers --config %s lists them)", f.config)
+	case needURL && f.url == "" && name == "":
 		return UsageErrorf("name the server with --url, as in: %s --url https://mcp.example.com/mcp", cmd.CommandPath())
 	}
 	if f.url != "" {
@@ -197,12 +256,34 @@ func (a *App) ParseServerless(cmd *cobra.Command, needURL bool) error {
 		}
 		g.Target.URL = f.url
 	}
+	if name != "" {
+		if err := a.configTarget(&g.Target, name); err != nil {
+			return err
+		}
+		if g.Target.URL == "" {
+			return UsageErrorf("%s is for servers over HTTP; %q is a command", cmd.CommandPath(), name)
+		}
+	}
 	path, err := TokenStorePath(a.Getenv)
 	if err != nil {
 		return Failure(err)
 	}
 	g.Target.TokenStore = path
 	a.Global = g
+	return nil
+}
+
+// ParseLocal checks the global flags of a command that reads only local
+// files (mcpwire servers): --json, --verbose and --config; the flags
+// that name a server are refused. It stores them in a.Global.
+func (a *App) ParseLocal(cmd *cobra.Command) error {
+	f := &a.flags
+	for _, name := range []string{"url", "header", "protocol", "server"} {
+		if cmd.Flags().Changed(name) {
+			return UsageErrorf("%s takes no --%s", cmd.CommandPath(), name)
+		}
+	}
+	a.Global = Options{JSON: f.json, Timeout: f.timeout, Verbose: f.verbose}
 	return nil
 }
 

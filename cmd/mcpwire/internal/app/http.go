@@ -52,7 +52,10 @@ func connectHTTP(t *Target, log *slog.Logger) (*Link, error) {
 		hdr.Add(h.Key, h.Value)
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	w := &httpWatch{url: t.URL, authHeader: hdr.Get("Authorization") != ""}
+	w := &httpWatch{url: t.URL, login: "--url " + t.URL, authHeader: hdr.Get("Authorization") != ""}
+	if t.Config != nil {
+		w.login = "@" + t.Config.Name
+	}
 	var store auth.TokenStore = &auth.MemoryTokenStore{}
 	if t.TokenStore != "" {
 		store = auth.NewFileTokenStore(t.TokenStore)
@@ -94,6 +97,7 @@ func IsLoopback(u *url.URL) bool {
 // the authorization layer, and the server's last challenge.
 type httpWatch struct {
 	url        string // --url
+	login      string // how mcpwire login names the server: "--url URL", or "@NAME"
 	authHeader bool   // --header gave an Authorization header
 
 	mu        sync.Mutex
@@ -171,13 +175,13 @@ func (w *httpWatch) diagnose(err error) error {
 	case needLogin && status == http.StatusUnauthorized && !bearer:
 		// No challenge: OAuth at the 2025-03-26 default endpoints, or
 		// another scheme altogether.
-		return &ExitError{Code: ExitConnect, Err: fmt.Errorf("the server at %s needs authorization (HTTP 401, no Bearer challenge): pass credentials with --header, or run mcpwire login --url %s", w.url, w.url)}
+		return &ExitError{Code: ExitConnect, Err: fmt.Errorf("the server at %s needs authorization (HTTP 401, no Bearer challenge): pass credentials with --header, or run mcpwire login %s", w.url, w.login)}
 	case needLogin && status == http.StatusForbidden && len(ch.Scopes()) > 0:
 		scopes := ch.Scopes()
-		return &ExitError{Code: ExitConnect, Err: fmt.Errorf("the server needs more authorization (scope %s): run mcpwire login --url %s --scope %s",
-			strings.Join(scopes, " "), w.url, strings.Join(scopes, " --scope "))}
+		return &ExitError{Code: ExitConnect, Err: fmt.Errorf("the server needs more authorization (scope %s): run mcpwire login %s --scope %s",
+			strings.Join(scopes, " "), w.login, strings.Join(scopes, " --scope "))}
 	case needLogin:
-		return &ExitError{Code: ExitConnect, Err: fmt.Errorf("the server at %s needs authorization: run mcpwire login --url %s", w.url, w.url)}
+		return &ExitError{Code: ExitConnect, Err: fmt.Errorf("the server at %s needs authorization: run mcpwire login %s", w.url, w.login)}
 	case authErr != nil:
 		return &ExitError{Code: ExitConnect, Err: fmt.Errorf("authorization with %s failed: %s", w.url, strings.TrimPrefix(OneLine(authErr.Error()), "auth: "))}
 	}
@@ -211,7 +215,7 @@ func (w *httpWatch) describeStatus(status int, je *jsonrpc.Error, ch auth.Challe
 	if w.authHeader {
 		return &ExitError{Code: ExitConnect, Err: fmt.Errorf("the server refused the Authorization header given with --header (%s)", why)}
 	}
-	return &ExitError{Code: ExitConnect, Err: fmt.Errorf("the server refused the authorization (%s): run mcpwire login --url %s", why, w.url)}
+	return &ExitError{Code: ExitConnect, Err: fmt.Errorf("the server refused the authorization (%s): run mcpwire login %s", why, w.login)}
 }
 
 // DescribeNetError explains an error of the network or of TLS in reaching

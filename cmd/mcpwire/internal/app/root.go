@@ -61,6 +61,9 @@ func (a *App) NewRoot(families ...Family) *cobra.Command {
 		return UsageErrorf("%v (see %s --help)", err, cmd.CommandPath())
 	})
 	a.flags.addTo(root)
+	root.RegisterFlagCompletionFunc("server", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return a.serverNames(), cobra.ShellCompDirectiveNoFileComp
+	})
 	var ids []string
 	for _, f := range families {
 		for _, g := range f.Groups {
@@ -93,12 +96,16 @@ func (a *App) Execute(ctx context.Context, root *cobra.Command, args []string) i
 
 // RunE adapts a command's parse-and-run function f to cobra, for a
 // command that talks to a server: it checks the global flags and the
-// server after "--" (into a.Global), passes the positional arguments
-// on, and gives every error an exit code (1 unless it has one).
+// server (after "--", --url, or @NAME and --server) into a.Global, passes
+// the other positional arguments on, and gives every error an exit code
+// (1 unless it has one).
 func (a *App) RunE(f func(cmd *cobra.Command, positional []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		pos, server := splitArgs(cmd, args)
-		if err := a.flags.parse(a, server); err != nil {
+		pos, alias, server, err := splitArgs(cmd, args)
+		if err != nil {
+			return err
+		}
+		if err := a.flags.parse(a, alias, server); err != nil {
 			return err
 		}
 		return Failure(f(cmd, pos))

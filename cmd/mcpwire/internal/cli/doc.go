@@ -14,6 +14,12 @@
 //	         --verbose logging; and the root's mechanics (NewRoot, RunE)
 //	talk     tools, call, resources, read, prompts, get
 //	login    login, logout, login --status, and the token store's contents
+//	wire     tap, replay
+//	frames   the recording format of tap and the --trace view
+//	catalog  servers: the servers of the MCP hosts' configuration files
+//	config   those files (Claude Desktop, Cursor, VS Code, Claude Code):
+//	         where they are, their layouts and variables; app resolves
+//	         @NAME and --server NAME with it
 //	clitest  the test server (in process, over stdio, over HTTP with an
 //	         OAuth authorization server) and the test environments
 //

@@ -33,6 +33,7 @@ func TestHelp(t *testing.T) {
 		"serve-filesystem": {"serve", "filesystem", "--help"},
 		"serve-git":        {"serve", "git", "--help"},
 		"serve-sqlite":     {"serve", "sqlite", "--help"},
+		"servers":          {"servers", "--help"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, clitest.ServerOptions{})

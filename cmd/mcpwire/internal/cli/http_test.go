@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -149,3 +150,54 @@ func TestURLWithAuthorizationHeader(t *testing.T) {
 }
 
 func discardLog() *log.Logger { return log.New(io.Discard, "", 0) }
+
+// TestConfigHeaders: a configured server's headers (here from the
+// environment) go with every request, with those of --header, in both
+// eras; a server that repeats one in its error has it masked.
+func TestConfigHeaders(t *testing.T) {
+	const key = "k-0123456789"
+	var bad atomic.Int32
+	s := clitest.ServeHTTP(t, clitest.HTTPServerOptions{Wrap: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("X-Api-Key") != key || r.Header.Get("X-Extra") != "1" {
+				bad.Add(1)
+				http.Error(w, "missing headers", http.StatusBadRequest)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}})
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "bad key "+r.Header.Get("X-Api-Key"), http.StatusForbidden)
+	}))
+	defer echo.Close()
+	c := newCLIEnv(t)
+	c.Env["HOME"] = c.Dir
+	c.Env["API_KEY"] = key
+	write(t, filepath.Join(c.Dir, ".cursor", "mcp.json"), `{"mcpServers": {
+		"api": {"url": "`+s.URL+`", "headers": {"X-Api-Key": "${env:API_KEY}"}},
+		"echo": {"url": "`+echo.URL+`/mcp", "headers": {"X-Api-Key": "${env:API_KEY}"}}
+	}}`)
+	for _, protocol := range []string{"2026-07-28", "2025-11-25"} {
+		out := c.OK("call", "echo", "@api", "--args", `{"text":"with headers"}`, "--protocol", protocol, "--header", "X-Extra=1")
+		clitest.CheckOutput(t, "output", out, "with headers\n")
+	}
+	if n := bad.Load(); n != 0 {
+		t.Errorf("%d requests without the headers", n)
+	}
+	code, _, stderr := c.Run("tools", "@echo")
+	if code != app.ExitConnect || strings.Contains(stderr, key) || !strings.Contains(stderr, `HTTP 403 Forbidden: "bad key ****"`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// write writes text to path, creating its directory.
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/catalog"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/login"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/serve"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/talk"
@@ -25,6 +26,7 @@ func families() []app.Family {
 		wire.Family(),
 		login.Family(),
 		serve.Family(),
+		catalog.Family(),
 	}
 }
 
@@ -58,6 +60,11 @@ only that. Either way it agrees on a protocol revision with the server
 (the stateless 2026-07-28 first, then the legacy handshake), unless
 --protocol forces one.
 
+Or name a server that Claude Desktop, Cursor, VS Code or Claude Code is
+configured with: mcpwire tools @github (or --server github) starts or
+reaches it as that host would, with its arguments, environment and
+headers. mcpwire servers lists them, and says which files it reads.
+
 mcpwire serve runs servers of its own: mcpwire serve filesystem DIR...,
 serve git --repository DIR and serve sqlite --db FILE give a host (Claude
 Desktop, VS Code) the tools of the official filesystem, git and SQLite
@@ -78,4 +85,5 @@ const rootExample = `  mcpwire tools -- go run ./examples/hello
   mcpwire call echo --args '{"text": "hi"}' -- ./my-server --flag
   mcpwire read file:///notes.txt --json -- npx -y my-mcp-server
   mcpwire tools --url http://localhost:3000/mcp --header 'X-Api-Key=secret'
+  mcpwire call search @github --args '{"query": "mcp"}'
   mcpwire login --url https://mcp.example.com/mcp`

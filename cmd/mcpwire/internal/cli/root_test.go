@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"tools"},
-			"no server given: name its command after -- (as in: mcpwire tools -- go run ./examples/hello) or its URL with --url"},
+			"no server given: name its command after -- (as in: mcpwire tools -- go run ./examples/hello), its URL with --url, or a server of your hosts' configuration with @NAME (see mcpwire servers)"},
 		{[]string{"toolz", "--", "srv"},
 			`unknown command "toolz"; did you mean "tools"? (see mcpwire --help)`},
 		{[]string{"--", "srv"},
@@ -27,9 +28,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tools", "srv", "-x"},
 			"unknown shorthand flag: 'x' in -x (see mcpwire tools --help)"},
 		{[]string{"read", "--", "srv"},
-			"missing URI (usage: mcpwire read URI [flags] (--url URL | -- COMMAND [ARG...]))"},
+			"missing URI (usage: mcpwire read URI [flags] (@NAME | --url URL | -- COMMAND [ARG...]))"},
 		{[]string{"read", "a", "b", "--", "srv"},
-			`unexpected argument "b" (usage: mcpwire read URI [flags] (--url URL | -- COMMAND [ARG...]))`},
+			`unexpected argument "b" (usage: mcpwire read URI [flags] (@NAME | --url URL | -- COMMAND [ARG...]))`},
 		{[]string{"tools", "--protocol", "2025-01-01", "--", "srv"},
 			`--protocol: unknown revision "2025-01-01"; known: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05`},
 		{[]string{"tools", "--timeout", "-1s", "--", "srv"},
@@ -45,7 +46,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tools", "--url", "http://localhost/mcp", "--header", "Bad Name=x"},
 			`--header "Bad Name=x": not a valid HTTP header`},
 		{[]string{"tools", "extra", "--url", "http://localhost/mcp"},
-			`unexpected argument "extra" (usage: mcpwire tools [flags] (--url URL | -- COMMAND [ARG...]))`},
+			`unexpected argument "extra" (usage: mcpwire tools [flags] (@NAME | --url URL | -- COMMAND [ARG...]))`},
 		{[]string{"tools", "--url", "localhost:3000/mcp"},
 			`--url "localhost:3000/mcp": want an http or https URL, such as http://localhost:3000/mcp`},
 		{[]string{"tools", "--url", "https://mcp.example.com/mcp#x"},
@@ -53,7 +54,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"login"},
 			"name the server with --url, as in: mcpwire login --url https://mcp.example.com/mcp"},
 		{[]string{"login", "https://mcp.example.com/mcp"},
-			"mcpwire login takes no arguments; name the server with --url (usage: mcpwire login --url URL [flags])"},
+			"mcpwire login takes no arguments; name the server with --url (usage: mcpwire login (--url URL | @NAME) [flags])"},
 		{[]string{"login", "--url", "https://mcp.example.com/mcp", "--header", "A=b"},
 			"mcpwire login takes no --header"},
 		{[]string{"login", "--url", "https://mcp.example.com/mcp", "--protocol", "2025-11-25"},
@@ -68,10 +69,22 @@ func TestUsageErrors(t *testing.T) {
 			"--status lists the stored tokens: it takes no --scope"},
 		{[]string{"login", "--url", "https://mcp.example.com/mcp", "--client-id", "x", "--client-secret", "@/no/such/file"},
 			"--client-secret: /no/such/file: no such file or directory"},
+		{[]string{"tools", "--server", "a", "@b"},
+			"name one server: --server a or @b"},
+		{[]string{"call", "echo", "@a", "@b"},
+			"name one server, not @a and @b"},
+		{[]string{"tools", "--server", "a", "--", "srv"},
+			"name the server one way: --server a, --url, or its command after --"},
+		{[]string{"servers", "x"},
+			"mcpwire servers takes no arguments (usage: mcpwire servers [flags])"},
+		{[]string{"servers", "--header", "A=b"},
+			"mcpwire servers takes no --header"},
+		{[]string{"login", "@a", "--url", "https://mcp.example.com/mcp"},
+			"name the server one way: @a or --url"},
 		{[]string{"logout"},
 			"name the server with --url, as in: mcpwire logout --url https://mcp.example.com/mcp"},
 		{[]string{"logout", "--url", "https://mcp.example.com/mcp", "--", "srv"},
-			"mcpwire logout takes no arguments; name the server with --url (usage: mcpwire logout --url URL [flags])"},
+			"mcpwire logout takes no arguments; name the server with --url (usage: mcpwire logout (--url URL | @NAME) [flags])"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -116,4 +129,20 @@ func TestVersionFlag(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 	clitest.CheckOutput(t, "stdout", e.Stdout.String(), "mcpwire "+app.Version()+"\n")
+}
+
+// TestCompleteServers: the shell completes @NAME and --server NAME from
+// the configured servers.
+func TestCompleteServers(t *testing.T) {
+	c := newCLIEnv(t)
+	c.Env["HOME"] = c.Dir
+	write(t, filepath.Join(c.Dir, ".cursor", "mcp.json"), `{"mcpServers": {"github": {"url": "https://x/mcp"}, "files": {"command": "x"}}}`)
+	out := c.OK("__complete", "call", "echo", "@")
+	if !strings.HasPrefix(out, "@github\n@files\n:4\n") {
+		t.Errorf("@: %q", out)
+	}
+	out = c.OK("__complete", "tools", "--server", "")
+	if !strings.HasPrefix(out, "github\nfiles\n:4\n") {
+		t.Errorf("--server: %q", out)
+	}
 }

@@ -118,6 +118,7 @@ type CLIEnv struct {
 	Env   map[string]string // the environment: Getenv's answers
 	Store string            // the token store, $MCPWIRE_TOKENS
 	Stdin string            // the standard input of each run
+	Dir   string            // the current directory, where project files are looked for
 
 	NoBrowser bool         // fail the test if a browser is opened
 	Visits    atomic.Int32 // authorization URLs visited
@@ -127,11 +128,13 @@ type CLIEnv struct {
 	families []app.Family
 }
 
-// NewCLIEnv returns a CLIEnv with the commands of families and an empty
-// token store in a temporary directory.
+// NewCLIEnv returns a CLIEnv with the commands of families, an empty
+// token store in a temporary directory, and that directory as the
+// current one (no HOME: no user configuration file is read).
 func NewCLIEnv(t *testing.T, families ...app.Family) *CLIEnv {
-	store := filepath.Join(t.TempDir(), "config", "tokens.json")
-	return &CLIEnv{T: t, Store: store, Env: map[string]string{app.EnvTokens: store}, families: families}
+	dir := t.TempDir()
+	store := filepath.Join(dir, "config", "tokens.json")
+	return &CLIEnv{T: t, Store: store, Dir: dir, Env: map[string]string{app.EnvTokens: store}, families: families}
 }
 
 // Run runs mcpwire with args and returns its exit code and output.
@@ -140,6 +143,8 @@ func (c *CLIEnv) Run(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	a := app.New(strings.NewReader(c.Stdin), &out, &errb)
 	a.Getenv = func(k string) string { return c.Env[k] }
+	a.LookupEnv = func(k string) (string, bool) { v, ok := c.Env[k]; return v, ok }
+	a.Getwd = func() (string, error) { return c.Dir, nil }
 	// A visit that fails leaves login waiting for the browser: it ends
 	// the run instead.
 	ctx, cancel := context.WithCancel(context.Background())

@@ -60,6 +60,7 @@ type ServerOptions struct {
 	LegacyOnly bool // serve only the legacy revisions
 	Process    bool // running as its own process: add the crash tool
 	Shout      bool // greet in capitals: a server that answers otherwise
+	Env        bool // add the tools getenv and cwd, which tell the server's environment
 }
 
 // NewServer returns the test server: the tools echo, add (structured
@@ -156,6 +157,23 @@ func NewServer(o ServerOptions) (*server.Server, error) {
 			}}, nil
 		}, nil),
 	}
+	if o.Env {
+		errs = append(errs,
+			server.AddTool(s, &mcp.Tool{Name: "getenv", Description: "Returns an environment variable of the server."},
+				func(ctx context.Context, r *server.Request, in struct {
+					Name string `json:"name"`
+				}) (string, error) {
+					v, ok := os.LookupEnv(in.Name)
+					if !ok {
+						return "(unset)", nil
+					}
+					return v, nil
+				}),
+			server.AddTool(s, &mcp.Tool{Name: "cwd", Description: "Returns the server's working directory."},
+				func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
+					return os.Getwd()
+				}))
+	}
 	if o.Process {
 		errs = append(errs, server.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exits the server."},
 			func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
@@ -178,23 +196,28 @@ func shoutIf(shout bool, s string) string {
 // ServerMain is the "testserver" program of the scripts: the test server
 // over stdio.
 //
-//	testserver [-legacy] [-fail-start] [-chatty] [-shout]
+//	testserver [-legacy] [-fail-start] [-chatty] [-shout] [-env] [-print-env NAME]
 func ServerMain() {
 	fs := flag.NewFlagSet("testserver", flag.ExitOnError)
 	legacy := fs.Bool("legacy", false, "serve only the legacy protocol revisions")
 	failStart := fs.Bool("fail-start", false, "fail at once, as a misconfigured server does")
 	chatty := fs.Bool("chatty", false, "write a line to stderr on start")
 	shout := fs.Bool("shout", false, "greet in capitals")
+	env := fs.Bool("env", false, "add the tools getenv and cwd")
+	printEnv := fs.String("print-env", "", "write NAME=VALUE of this environment variable to stderr on start")
 	fs.Parse(os.Args[1:])
 	if *failStart {
 		fmt.Fprintln(os.Stderr, "testserver: starting")
 		fmt.Fprintln(os.Stderr, "testserver: cannot open config.toml: no such file")
 		os.Exit(2)
 	}
+	if *printEnv != "" {
+		fmt.Fprintf(os.Stderr, "%s=%s\n", *printEnv, os.Getenv(*printEnv))
+	}
 	if *chatty {
 		fmt.Fprintln(os.Stderr, "testserver: ready on stdio")
 	}
-	s, err := NewServer(ServerOptions{LegacyOnly: *legacy, Process: true, Shout: *shout})
+	s, err := NewServer(ServerOptions{LegacyOnly: *legacy, Process: true, Shout: *shout, Env: *env})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		os.Exit(1)

@@ -76,14 +76,14 @@ func newLoginCmd(a *app.App, runF func(context.Context, *loginOptions) error) *c
 	var scopes []string
 	o := &loginOptions{}
 	cmd := &cobra.Command{
-		Use:     "login --url URL [flags]",
+		Use:     "login (--url URL | @NAME) [flags]",
 		Short:   "Log in to a server that requires OAuth authorization",
 		Long:    loginLong,
 		Example: loginExample,
 		GroupID: groupAuth,
 		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := a.ParseServerless(cmd, !o.Status); err != nil {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.ParseServerless(cmd, args, !o.Status); err != nil {
 				return err
 			}
 			if err := o.check(a, cmd, scopes); err != nil {
@@ -107,9 +107,13 @@ func newLoginCmd(a *app.App, runF func(context.Context, *loginOptions) error) *c
 }
 
 // noArgs refuses positional arguments: login and logout name the server
-// with --url.
+// with --url, or a configured one with @NAME.
 func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
+	_, rest, err := app.ServerAlias(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
 		return app.UsageErrorf("%s takes no arguments; name the server with --url (usage: %s)", cmd.CommandPath(), cmd.UseLine())
 	}
 	return nil

@@ -18,7 +18,7 @@ type logoutOptions struct {
 
 func newLogoutCmd(a *app.App, runF func(context.Context, *logoutOptions) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   "logout --url URL",
+		Use:   "logout (--url URL | @NAME)",
 		Short: "Forget the token of a server",
 		Long: `Forget the tokens kept for the MCP server at --url, so that no command
 sends them any more. Nothing is sent over the network: the tokens are
@@ -28,8 +28,8 @@ for the next login.`,
 		Example: `  mcpwire logout --url https://mcp.example.com/mcp`,
 		GroupID: groupAuth,
 		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := a.ParseServerless(cmd, true); err != nil {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.ParseServerless(cmd, args, true); err != nil {
 				return err
 			}
 			o := &logoutOptions{URL: a.Global.Target.URL, Store: a.Global.Target.TokenStore}

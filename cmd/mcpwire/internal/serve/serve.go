@@ -122,13 +122,13 @@ func newServerCmd(a *app.App, s Spec) *cobra.Command {
 	var addr string
 	cmd.Flags().Var(app.NamedString(&addr, "ADDR"), "http", "serve Streamable HTTP at http://ADDR/mcp (as 127.0.0.1:8080) instead of stdio")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := a.ParseServerless(cmd, false); err != nil {
-			return err
-		}
-		for _, f := range []string{"url", "json", "timeout"} {
+		for _, f := range []string{"url", "json", "timeout", "server", "config"} {
 			if cmd.Flags().Changed(f) {
 				return app.UsageErrorf("%s takes no --%s", cmd.CommandPath(), f)
 			}
+		}
+		if err := a.ParseServerless(cmd, nil, false); err != nil {
+			return err
 		}
 		var log *slog.Logger
 		if a.Global.Verbose {

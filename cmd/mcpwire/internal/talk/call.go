@@ -23,7 +23,7 @@ type callOptions struct {
 func newCallCmd(a *app.App, runF func(context.Context, *callOptions) error) *cobra.Command {
 	args := "{}"
 	cmd := &cobra.Command{
-		Use:   "call TOOL [flags] (--url URL | -- COMMAND [ARG...])",
+		Use:   "call TOOL [flags] (@NAME | --url URL | -- COMMAND [ARG...])",
 		Short: "Call a tool",
 		Long: `Call a tool with the arguments of --args, a JSON object, and print its
 result: text as it is, images and audio as a summary line, resources with
@@ -38,7 +38,7 @@ With --json, print the tools/call result.`,
   echo '{"n": 3}' | mcpwire call count --args - -- ./server`,
 		GroupID:           groupTools,
 		Args:              app.ServerArgs("TOOL"),
-		ValidArgsFunction: app.CompleteArgs(1),
+		ValidArgsFunction: a.CompleteArgs(1),
 		RunE: a.RunE(func(cmd *cobra.Command, pos []string) error {
 			o := &callOptions{Tool: pos[0]}
 			var err error

@@ -68,9 +68,9 @@ func TestCallParseErrors(t *testing.T) {
 		want  string // the error line
 	}{
 		{"no tool", []string{"call", "--", "srv"}, "",
-			"mcpwire: missing TOOL (usage: mcpwire call TOOL [flags] (--url URL | -- COMMAND [ARG...]))\n"},
+			"mcpwire: missing TOOL (usage: mcpwire call TOOL [flags] (@NAME | --url URL | -- COMMAND [ARG...]))\n"},
 		{"no server", []string{"call", "echo"}, "",
-			"mcpwire: no server given: name its command after -- (as in: mcpwire tools -- go run ./examples/hello) or its URL with --url\n"},
+			"mcpwire: no server given: name its command after -- (as in: mcpwire tools -- go run ./examples/hello), its URL with --url, or a server of your hosts' configuration with @NAME (see mcpwire servers)\n"},
 		{"server without --", []string{"call", "echo", "srv"}, "",
 			"mcpwire: unexpected argument \"srv\": name the server after --, as in: mcpwire call echo -- srv\n"},
 		{"invalid JSON", []string{"call", "echo", "--args", `{"text": }`, "--", "srv"}, "",

@@ -20,7 +20,7 @@ type getOptions struct {
 func newGetCmd(a *app.App, runF func(context.Context, *getOptions) error) *cobra.Command {
 	args := "{}"
 	cmd := &cobra.Command{
-		Use:   "get PROMPT [flags] (--url URL | -- COMMAND [ARG...])",
+		Use:   "get PROMPT [flags] (@NAME | --url URL | -- COMMAND [ARG...])",
 		Short: "Render a prompt",
 		Long: `Render a prompt with the arguments of --args, a JSON object of strings,
 and print its messages, each under a line naming its role.
@@ -29,7 +29,7 @@ With --json, print the prompts/get result.`,
 		Example:           `  mcpwire get greet --args '{"who": "Ada"}' -- go run ./examples/hello`,
 		GroupID:           groupPrompts,
 		Args:              app.ServerArgs("PROMPT"),
-		ValidArgsFunction: app.CompleteArgs(1),
+		ValidArgsFunction: a.CompleteArgs(1),
 		RunE: a.RunE(func(cmd *cobra.Command, pos []string) error {
 			o := &getOptions{Prompt: pos[0]}
 			var err error

@@ -20,7 +20,7 @@ type promptsOptions struct{}
 
 func newPromptsCmd(a *app.App, runF func(context.Context, *promptsOptions) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   "prompts [flags] (--url URL | -- COMMAND [ARG...])",
+		Use:   "prompts [flags] (@NAME | --url URL | -- COMMAND [ARG...])",
 		Short: "List the server's prompts and their arguments",
 		Long: `List the server's prompts: name, title, description, and arguments,
 required or optional.
@@ -29,7 +29,7 @@ With --json, print the prompts/list result, every page merged.`,
 		Example:           `  mcpwire prompts -- go run ./examples/hello`,
 		GroupID:           groupPrompts,
 		Args:              app.ServerArgs(),
-		ValidArgsFunction: app.CompleteArgs(0),
+		ValidArgsFunction: a.CompleteArgs(0),
 		RunE: a.RunE(func(cmd *cobra.Command, _ []string) error {
 			o := &promptsOptions{}
 			if runF != nil {

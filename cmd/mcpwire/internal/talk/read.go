@@ -21,7 +21,7 @@ type readOptions struct {
 func newReadCmd(a *app.App, runF func(context.Context, *readOptions) error) *cobra.Command {
 	o := &readOptions{}
 	cmd := &cobra.Command{
-		Use:   "read URI [flags] (--url URL | -- COMMAND [ARG...])",
+		Use:   "read URI [flags] (@NAME | --url URL | -- COMMAND [ARG...])",
 		Short: "Read a resource",
 		Long: `Read a resource and print its text. Binary contents are never printed:
 they are summed up in one line, or written to the file --output names.
@@ -32,7 +32,7 @@ With --json, print the resources/read result (binary contents in base64).`,
   mcpwire read images://logo --output logo.png -- ./server`,
 		GroupID:           groupResources,
 		Args:              app.ServerArgs("URI"),
-		ValidArgsFunction: app.CompleteArgs(1),
+		ValidArgsFunction: a.CompleteArgs(1),
 		RunE: a.RunE(func(cmd *cobra.Command, pos []string) error {
 			o.URI = pos[0]
 			if o.Output != "" && a.Global.JSON {

@@ -18,7 +18,7 @@ type resourcesOptions struct{}
 
 func newResourcesCmd(a *app.App, runF func(context.Context, *resourcesOptions) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   "resources [flags] (--url URL | -- COMMAND [ARG...])",
+		Use:   "resources [flags] (@NAME | --url URL | -- COMMAND [ARG...])",
 		Short: "List the server's resources and resource templates",
 		Long: `List the server's resources (URI, name, MIME type, size, description),
 then its resource templates, whose URIs "mcpwire read" also reads once
@@ -29,7 +29,7 @@ results of resources/list and resources/templates/list, every page merged.`,
 		Example:           `  mcpwire resources -- go run ./examples/hello`,
 		GroupID:           groupResources,
 		Args:              app.ServerArgs(),
-		ValidArgsFunction: app.CompleteArgs(0),
+		ValidArgsFunction: a.CompleteArgs(0),
 		RunE: a.RunE(func(cmd *cobra.Command, _ []string) error {
 			o := &resourcesOptions{}
 			if runF != nil {

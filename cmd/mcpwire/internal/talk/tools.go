@@ -21,17 +21,18 @@ type toolsOptions struct{}
 
 func newToolsCmd(a *app.App, runF func(context.Context, *toolsOptions) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   "tools [flags] (--url URL | -- COMMAND [ARG...])",
+		Use:   "tools [flags] (@NAME | --url URL | -- COMMAND [ARG...])",
 		Short: "List the server's tools and their arguments",
 		Long: `List the server's tools: name, title, description, and the arguments of
 each tool's input schema, required or optional, with their types.
 
 With --json, print the tools/list result, every page merged.`,
 		Example: `  mcpwire tools -- go run ./examples/hello
-  mcpwire tools --url http://localhost:3000/mcp`,
+  mcpwire tools --url http://localhost:3000/mcp
+  mcpwire tools @github`,
 		GroupID:           groupTools,
 		Args:              app.ServerArgs(),
-		ValidArgsFunction: app.CompleteArgs(0),
+		ValidArgsFunction: a.CompleteArgs(0),
 		RunE: a.RunE(func(cmd *cobra.Command, _ []string) error {
 			o := &toolsOptions{}
 			if runF != nil {

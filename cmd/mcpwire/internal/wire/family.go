@@ -78,7 +78,7 @@ func newTapCmd(a *app.App) *cobra.Command {
 			} else if len(args) > 0 {
 				return app.UsageErrorf("unexpected argument %q: name the server after --, as in: mcpwire tap -- %s", args[0], strings.Join(args, " "))
 			}
-			for _, f := range []string{"url", "header", "protocol", "json"} {
+			for _, f := range []string{"url", "header", "protocol", "json", "server", "config"} {
 				if cmd.Flags().Changed(f) {
 					return app.UsageErrorf("tap takes no --%s: name the server after --, or with --upstream", f)
 				}
@@ -229,13 +229,13 @@ const replayExample = `  mcpwire replay session.jsonl -- npx -y @modelcontextpro
 func newReplayCmd(a *app.App) *cobra.Command {
 	var perResponse time.Duration
 	cmd := &cobra.Command{
-		Use:               "replay FILE (--url URL | -- COMMAND [ARG...])",
+		Use:               "replay FILE (@NAME | --url URL | -- COMMAND [ARG...])",
 		Short:             "Play a recording to a server and show what it answers differently",
 		Long:              replayLong,
 		Example:           replayExample,
 		GroupID:           groupWire,
 		Args:              app.ServerArgs("FILE"),
-		ValidArgsFunction: app.CompleteArgs(1),
+		ValidArgsFunction: a.CompleteArgs(1),
 		RunE: a.RunE(func(cmd *cobra.Command, pos []string) error {
 			f, err := os.Open(pos[0])
 			if err != nil {
