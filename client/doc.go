@@ -84,6 +84,16 @@
 // questions) and returns the final result. Legacy sessions have
 // CallToolAsTask and the tasks/* methods.
 //
+// # A server that answers wrongly
+//
+// A response that is not a valid message (not JSON-RPC 2.0, cut short,
+// too large, nested too deep) fails its request at once with a
+// *jsonrpc.FrameError that names the frame: where it was, how it
+// started (quoted), and the rule it broke; Connect fails the same way on
+// a broken handshake. A line that cannot be tied to a request, such as a
+// banner a server prints on stdout, is tolerated; a request that then
+// times out names it in its error.
+//
 // # Sessions that end
 //
 // A legacy HTTP session that the server forgets (it answers 404) is

@@ -57,6 +57,9 @@ func (s *Session) probe(ctx context.Context, v mcp.Version, retry bool) (bool, e
 	cancel()
 	s.modern, s.version, s.env = false, "", nil
 	if ctx.Err() != nil {
+		if errors.Is(err, ctx.Err()) {
+			return false, err // as the call saw it: a *jsonrpc.FrameError names an invalid frame
+		}
 		return false, ctx.Err()
 	}
 	if err != nil {

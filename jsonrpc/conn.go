@@ -113,6 +113,7 @@ type Conn struct {
 	cancelBase context.CancelFunc
 	sendCtx    context.Context // for the engine's own writes: base, never cancelled
 	seq        atomic.Int64
+	framesIn   atomic.Int64 // frames received, valid or not (positions in FrameError)
 	writeMu    sync.Mutex
 
 	mu    sync.Mutex
@@ -135,24 +136,36 @@ type Conn struct {
 
 // state is the connection's bookkeeping, changed only with Conn.mu held.
 type state struct {
-	pending     map[ID]chan delivery // outgoing calls awaiting their response
-	one         *incoming            // an incoming call not yet answered, queued or running
-	active      map[ID]*incoming     // the others (see activeAdd); made with the first
-	queue       []*incoming          // messages waiting for the dispatcher, in arrival order
-	queuedCalls int                  // calls in queue
-	queuedNotes int                  // notifications in queue
-	stalled     bool                 // the dispatcher waits for capacity for the head of queue
-	running     int                  // calls whose handler is running
-	idleWorkers int                  // workers waiting for a call (see nextCall)
-	dispatching bool                 // a dispatcher goroutine is live
-	inline      bool                 // the dispatcher is running a notification or a barrier
-	closing     bool                 // no new work is accepted
-	aborted     bool                 // the drain timeout passed: queued work is dropped
-	inputDone   bool                 // no response can arrive any more
-	patient     bool                 // Shutdown: the drain ends with its context, not DrainTimeout
-	cause       error                // why the connection ended
-	noteSeq     uint64               // sequence number of the last queued notification
-	doneSeq     uint64               // every queued notification up to this one has been handled
+	pending     map[ID]*Pending     // outgoing calls awaiting their response
+	invalid     map[ID]*frameRecord // for pending calls: the first invalid frame no call could take; made on demand
+	one         *incoming           // an incoming call not yet answered, queued or running
+	active      map[ID]*incoming    // the others (see activeAdd); made with the first
+	queue       []*incoming         // messages waiting for the dispatcher, in arrival order
+	queuedCalls int                 // calls in queue
+	queuedNotes int                 // notifications in queue
+	stalled     bool                // the dispatcher waits for capacity for the head of queue
+	running     int                 // calls whose handler is running
+	idleWorkers int                 // workers waiting for a call (see nextCall)
+	dispatching bool                // a dispatcher goroutine is live
+	inline      bool                // the dispatcher is running a notification or a barrier
+	closing     bool                // no new work is accepted
+	aborted     bool                // the drain timeout passed: queued work is dropped
+	inputDone   bool                // no response can arrive any more
+	patient     bool                // Shutdown: the drain ends with its context, not DrainTimeout
+	cause       error               // why the connection ended
+	noteSeq     uint64              // sequence number of the last queued notification
+	doneSeq     uint64              // every queued notification up to this one has been handled
+}
+
+// takeInvalid returns and forgets the invalid frame that the pending
+// call id saw, if any.
+func (st *state) takeInvalid(id ID) *frameRecord {
+	if st.invalid == nil {
+		return nil
+	}
+	r := st.invalid[id]
+	delete(st.invalid, id)
+	return r
 }
 
 // The incoming calls in hand are one, then active: a connection that
@@ -311,7 +324,7 @@ func newConn(w Writer, opts *Options) *Conn {
 	c.base, c.cancelBase = context.WithCancel(context.WithValue(o.Context, connKey, c))
 	c.sendCtx = context.WithoutCancel(c.base)
 	c.avail.L = &c.mu
-	c.st.pending = make(map[ID]chan delivery)
+	c.st.pending = make(map[ID]*Pending)
 	return c
 }
 
@@ -366,6 +379,15 @@ type Pending struct {
 	id   ID
 	ch   chan delivery
 	stop context.CancelFunc // ends the outgoing middleware's run; nil without
+	req  *Request           // the call, for the errors that name it
+}
+
+// method returns the method of p's call.
+func (p *Pending) method() string {
+	if p.req == nil {
+		return ""
+	}
+	return p.req.Method
 }
 
 // ID returns the call's id.
@@ -401,24 +423,27 @@ func (c *Conn) start(ctx context.Context, req *Request) (*Pending, error) {
 	if c.inlineRunning.Load() > 0 && c.handOff != nil {
 		c.handOff() // a call running in the reading goroutine waits for the peer: read elsewhere
 	}
-	ch := make(chan delivery, 1)
+	p := &Pending{c: c, id: id, ch: make(chan delivery, 1), req: req}
 	c.mu.Lock()
 	if c.st.inputDone {
 		c.mu.Unlock()
 		return nil, ErrClosed
 	}
-	c.st.pending[id] = ch
+	c.st.pending[id] = p
 	c.mu.Unlock()
 	if err := c.write(ctx, req); err != nil {
 		c.forget(id)
 		return nil, err
 	}
-	return &Pending{c: c, id: id, ch: ch}, nil
+	return p, nil
 }
 
 // Wait waits for the call's response and returns its raw result, or the
 // error response as an *Error. If ctx ends first, the call is abandoned
-// (Options.OnCallAbandoned) and Wait returns ctx.Err().
+// (Options.OnCallAbandoned) and Wait returns ctx.Err(), or a *FrameError
+// wrapping it when the peer sent a frame that was not a valid message
+// meanwhile. A response that arrives as an invalid frame fails the call
+// at once with a *FrameError.
 func (p *Pending) Wait(ctx context.Context) (json.RawMessage, error) {
 	c := p.c
 	select {
@@ -439,8 +464,12 @@ func (p *Pending) Wait(ctx context.Context) (json.RawMessage, error) {
 		if p.stop != nil {
 			p.stop() // the outgoing middleware's run abandons the call
 		}
-		if c.forget(p.id) && c.opts.OnCallAbandoned != nil {
+		was, invalid := c.forgetPending(p.id)
+		if was && c.opts.OnCallAbandoned != nil {
 			c.opts.OnCallAbandoned(p.id, context.Cause(ctx))
+		}
+		if invalid != nil {
+			return nil, &FrameError{Method: invalid.method, ID: p.id, N: invalid.n, Err: invalid.err, Cause: ctx.Err()}
 		}
 		return nil, ctx.Err()
 	}
@@ -468,11 +497,19 @@ func (c *Conn) awaitNotifications(ctx context.Context, seq uint64) {
 
 // forget drops a pending call; it reports whether the call was pending.
 func (c *Conn) forget(id ID) bool {
+	ok, _ := c.forgetPending(id)
+	return ok
+}
+
+// forgetPending drops a pending call; it reports whether the call was
+// pending, and the invalid frame it saw, if any.
+func (c *Conn) forgetPending(id ID) (bool, *frameRecord) {
 	c.mu.Lock()
 	_, ok := c.st.pending[id]
 	delete(c.st.pending, id)
+	invalid := c.st.takeInvalid(id)
 	c.mu.Unlock()
-	return ok
+	return ok, invalid
 }
 
 // Notify sends a notification.
@@ -562,12 +599,15 @@ func (c *Conn) CancelIncoming(id ID) bool {
 // NewDirectConn). It reports whether a call was waiting for it.
 func (c *Conn) Resolve(resp *Response) bool {
 	c.mu.Lock()
-	ch, ok := c.st.pending[resp.ID]
+	p, ok := c.st.pending[resp.ID]
 	delete(c.st.pending, resp.ID)
+	if c.st.invalid != nil {
+		delete(c.st.invalid, resp.ID)
+	}
 	seq := c.st.noteSeq
 	c.mu.Unlock()
 	if ok {
-		ch <- delivery{resp: resp, noteSeq: seq}
+		p.ch <- delivery{resp: resp, noteSeq: seq}
 	} else {
 		c.log.Debug("jsonrpc: response to an unknown call dropped", "id", resp.ID.String())
 	}

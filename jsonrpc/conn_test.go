@@ -383,9 +383,9 @@ func TestStrictInputKeepsConnectionUsable(t *testing.T) {
 	bad := []struct{ in, want string }{
 		{`{"jsonrpc":"2.0","Method":"sum","id":1}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
 		{`{"jsonrpc":"2.0","method":"sum","id":2,"id":3}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32600}}`},
-		{`{"jsonrpc":"2.0","method":"sum","params":[` + strings.Repeat("1,", 100) + `1],"id":4}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
-		{`{"jsonrpc":"2.0","method":"sum","params":[[[[[[[[[1]]]]]]]]],"id":5}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
-		{"{\"jsonrpc\":\"2.0\",\"method\":\"s\xffm\",\"id\":6}", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700}}`},
+		{`{"jsonrpc":"2.0","method":"sum","params":[` + strings.Repeat("1,", 100) + `1],"id":4}`, `{"jsonrpc":"2.0","id":4,"error":{"code":-32600}}`},
+		{`{"jsonrpc":"2.0","method":"sum","params":[[[[[[[[[1]]]]]]]]],"id":5}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600}}`},
+		{"{\"jsonrpc\":\"2.0\",\"method\":\"s\xffm\",\"id\":6}", `{"jsonrpc":"2.0","id":6,"error":{"code":-32700}}`},
 		{`{"jsonrpc":"2.0","method":"sum","id":true}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
 		{`[{"jsonrpc":"2.0","method":"sum","params":[1],"id":7}]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
 	}

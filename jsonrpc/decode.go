@@ -19,6 +19,22 @@ type DecodeError struct {
 	// not a valid message (unknown or duplicate members, wrong types, a
 	// message too large or nested too deep, an empty batch).
 	Err *Error
+	// ResponseID is the frame's id when the frame is not a request (it
+	// has no "method") and its "id" could be read, even from a frame cut
+	// short or nested too deep: the frame was meant as the response to
+	// that call. A Conn fails the call, if it is waiting, with a
+	// *FrameError rather than let it wait for a response that will not
+	// come.
+	ResponseID ID
+	// IsResponse reports that the frame was meant as a response: it has
+	// a "result" or an "error" and no "method". A Conn does not answer
+	// it (a response is never answered).
+	IsResponse bool
+	// Frame is a copy of the start of the frame, at most MaxFrameExcerpt
+	// bytes, and Size the frame's length in bytes (0 when it was too
+	// large to be read whole), for diagnostics.
+	Frame []byte
+	Size  int
 }
 
 // Error implements the error interface.
@@ -82,7 +98,8 @@ func (dec *Decoder) Decode(data []byte) (Message, error) {
 		lim = &dec.limits
 	}
 	if max := lim.MessageSize(); len(data) > max {
-		return nil, &DecodeError{Err: Errorf(CodeInvalidRequest, "Invalid Request: message of %d bytes exceeds the limit of %d bytes", len(data), max)}
+		e := &DecodeError{Err: Errorf(CodeInvalidRequest, "Invalid Request: message of %d bytes exceeds the limit of %d bytes", len(data), max)}
+		return nil, e.tell(data, len(data)) // in memory already: peek reads it all, without recursion
 	}
 	kp := keysPool.Get().(*[]keySpan)
 	d := scanner{data: data, maxDepth: lim.Depth(), dec: dec, keys: (*kp)[:0]}
@@ -117,10 +134,10 @@ func (dec *Decoder) Decode(data []byte) (Message, error) {
 		}
 	}
 	if d.err != nil {
-		return nil, d.err
+		return nil, d.err.tell(data, len(data))
 	}
 	if derr != nil {
-		return nil, derr
+		return nil, derr.tell(data, len(data))
 	}
 	return msg, nil
 }

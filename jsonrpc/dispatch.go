@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -15,25 +16,60 @@ func (c *Conn) readLoop() {
 	for {
 		msg, err := c.stream.Read(c.base)
 		if err != nil {
-			if c.answerDecodeError(err) {
+			if c.invalidFrame(err) {
 				continue
 			}
 			c.readerGone(err)
 			return
 		}
+		c.framesIn.Add(1)
 		c.receive(msg)
 	}
 }
 
-// answerDecodeError answers a frame that was not a valid message, if err
-// is a *DecodeError, and reports whether it was.
-func (c *Conn) answerDecodeError(err error) bool {
+// invalidFrame takes a frame that was not a valid message, if err is a
+// *DecodeError, and reports whether it was. A frame meant as the response
+// to a waiting call (its id could be read, or it looks like a response
+// and only one call waits) fails that call at once with a *FrameError.
+// Any other frame is answered with an error, as JSON-RPC asks, and the
+// calls waiting keep it, to name it if they end unanswered (see
+// FrameError). A response is never answered.
+func (c *Conn) invalidFrame(err error) bool {
 	var de *DecodeError
 	if !errors.As(err, &de) {
 		return false
 	}
-	c.log.Debug("jsonrpc: invalid message", "error", de.Err.Message)
-	c.send(de.Response())
+	n := c.framesIn.Add(1)
+	c.log.Warn("jsonrpc: the peer sent a frame that is not a valid message", "frame", n, "error", de.Rule(), "start", strconv.Quote(string(de.Frame)))
+	var target *Pending
+	c.mu.Lock()
+	if de.ResponseID.IsValid() {
+		target = c.st.pending[de.ResponseID]
+	} else if de.IsResponse && len(c.st.pending) == 1 {
+		for _, p := range c.st.pending {
+			target = p
+		}
+	}
+	if target != nil {
+		delete(c.st.pending, target.id)
+		c.st.takeInvalid(target.id)
+	} else if len(c.st.pending) > 0 {
+		if c.st.invalid == nil {
+			c.st.invalid = make(map[ID]*frameRecord)
+		}
+		for id, p := range c.st.pending {
+			if c.st.invalid[id] == nil {
+				c.st.invalid[id] = &frameRecord{n: n, err: de, method: p.method()}
+			}
+		}
+	}
+	c.mu.Unlock()
+	if target != nil {
+		target.ch <- delivery{err: &FrameError{Method: target.method(), ID: target.id, N: n, Err: de}}
+	}
+	if !de.IsResponse {
+		c.send(de.Response())
+	}
 	return true
 }
 
@@ -61,11 +97,16 @@ func (c *Conn) failPendingLocked(cause error) {
 	if len(c.st.pending) == 0 {
 		return
 	}
-	err := closedBy(cause)
-	for id, ch := range c.st.pending {
-		ch <- delivery{err: err} // buffered, and each call is delivered once
+	closed := closedBy(cause)
+	for id, p := range c.st.pending {
+		err := closed
+		if r := c.st.takeInvalid(id); r != nil {
+			err = &FrameError{Method: r.method, ID: id, N: r.n, Err: r.err, Cause: closed}
+		}
+		p.ch <- delivery{err: err} // buffered, and each call is delivered once
 		delete(c.st.pending, id)
 	}
+	c.st.invalid = nil
 }
 
 // receive routes one message read from the stream.

@@ -22,9 +22,22 @@
 //   - the frame size, nesting depth and batch size are limited (Limits).
 //
 // A frame that breaks a rule yields a *DecodeError carrying the code the
-// specification assigns (CodeParseError or CodeInvalidRequest) and, when it
-// could be read, the request's id. A Conn answers such frames and goes on
-// reading: one bad message never ends a connection.
+// specification assigns (CodeParseError or CodeInvalidRequest), the start
+// of the frame, and its id when it can still be read: from a frame cut
+// short, nested too deep or too large, the id is read leniently, without
+// recursion. One bad message never ends a connection; a Conn
+//
+//   - answers a request (or a frame it cannot tell) with the error, by its
+//     id when it could be read, so that the peer's call fails at once;
+//   - fails at once the call that a broken response was meant for (its id
+//     could be read, or it is shaped as a response and only one call
+//     waits), with a *FrameError that names the frame: its position on
+//     the connection, its start, quoted, and the rule it broke;
+//   - otherwise keeps the frame with the calls that are waiting: a peer
+//     that writes a stray line and then answers is tolerated, as other
+//     clients tolerate it, and a call that ends unanswered (its deadline,
+//     the connection closing) returns a *FrameError naming the frame,
+//     which wraps the reason it ended.
 //
 // Encode writes a message on one line, as newline-delimited transports
 // need.

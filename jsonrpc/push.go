@@ -45,11 +45,12 @@ func (c *Conn) startPush(s PushStream) {
 // deliver takes one delivery of a PushStream (see readLoop for Read).
 func (c *Conn) deliver(msg Message, err error) {
 	if err != nil {
-		if !c.answerDecodeError(err) {
+		if !c.invalidFrame(err) {
 			c.readerGone(err)
 		}
 		return
 	}
+	c.framesIn.Add(1)
 	if req, ok := msg.(*Request); ok && req.IsCall() {
 		c.receiveCall(req, nil, true)
 		return

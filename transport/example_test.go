@@ -17,7 +17,7 @@ import (
 func ExampleNewLineConn() {
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" +
 		"\n" + // blank lines are skipped
-		`{"jsonrpc":"2.0","id":2,"method":"ping",}` + "\r\n" + // not JSON
+		`{"jsonrpc":"2.0","id":2,"method":"ping",}` + "\r\n" + // not JSON, but its id can be read
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
 	conn := transport.NewLineConn(in, os.Stdout, nil, nil)
 	defer conn.Close()
@@ -46,6 +46,6 @@ func ExampleNewLineConn() {
 	}
 	// Output:
 	// {"jsonrpc":"2.0","id":1,"result":{}}
-	// {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: expected a string key at offset 40"}}
+	// {"jsonrpc":"2.0","id":2,"error":{"code":-32700,"message":"Parse error: expected a string key at offset 40"}}
 	// notification notifications/initialized
 }

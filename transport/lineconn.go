@@ -58,8 +58,9 @@ const lineCloseWait = time.Second
 // without a line ending is read at the end of the input. A line longer
 // than opts.Limits.MaxMessageSize is never held in memory: Read returns a
 // *jsonrpc.DecodeError (jsonrpc.CodeInvalidRequest, "message exceeds N
-// bytes") as soon as the limit is passed, the rest of the line is
-// discarded, and the next line is read normally. A line that is not a
+// bytes", with the line's id when its first N bytes hold it: see
+// jsonrpc.FrameTooLarge) as soon as the limit is passed, the rest of the
+// line is discarded, and the next line is read normally. A line that is not a
 // valid message also yields a *jsonrpc.DecodeError, and reading goes on.
 // Read returns io.EOF at the end of the input and jsonrpc.ErrClosed after
 // Close.
@@ -278,7 +279,7 @@ func (c *lineConn) readLine() ([]byte, error) {
 		}
 		content := trimLineEnding(line)
 		if len(content) > c.max {
-			return c.partial(content), c.tooLong()
+			return c.partial(content), c.tooLong(content)
 		}
 		if isBlankLine(content) {
 			continue
@@ -304,7 +305,7 @@ func (c *lineConn) readLong(first []byte) ([]byte, error) {
 		// Without its "\n", a line may hold max bytes and a '\r'.
 		if len(acc)-1 > c.max {
 			c.discard = true
-			return c.partial(acc), c.tooLong()
+			return c.partial(acc), c.tooLong(acc)
 		}
 		chunk, err := c.br.ReadSlice('\n')
 		acc = append(acc, chunk...)
@@ -320,7 +321,7 @@ func (c *lineConn) readLong(first []byte) ([]byte, error) {
 	}
 	content := trimLineEnding(acc)
 	if len(content) > c.max {
-		return c.partial(content), c.tooLong()
+		return c.partial(content), c.tooLong(content)
 	}
 	if isBlankLine(content) {
 		return nil, nil
@@ -357,9 +358,11 @@ func (c *lineConn) partial(line []byte) []byte {
 	return line[:min(len(line), c.max)]
 }
 
-func (c *lineConn) tooLong() error {
-	return &jsonrpc.DecodeError{Err: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
-		"Invalid Request: message exceeds %d bytes", c.max)}
+// tooLong returns the error for a line longer than c.max, of which start
+// was read: its id, if start holds it, tells which request is refused or
+// which call's response it was (jsonrpc.FrameTooLarge).
+func (c *lineConn) tooLong(start []byte) error {
+	return jsonrpc.FrameTooLarge(start[:min(len(start), c.max)], c.max)
 }
 
 // trimLineEnding removes a trailing "\n" or "\r\n", or a "\r" that ends
