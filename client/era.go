@@ -187,11 +187,20 @@ func (s *Session) handshakeLegacy(ctx context.Context, v mcp.Version) (*mcp.Init
 // server answers input_required, it fulfils the input requests with the
 // client's handlers and retries with the answers and the request state,
 // a new id each time.
-func rounds[R any](ctx context.Context, s *Session, method string, params any, meta *mcp.RequestMeta, retry func(mcp.InputResponses, string)) (*R, error) {
+//
+// The params, whose _meta is meta, are encoded by encode (and again after
+// retry changed them). A function rather than a value, so that params the
+// caller copied to stamp them can stay on its stack when encode does not
+// go through an interface (CallTool).
+func rounds[R any](ctx context.Context, s *Session, method string, encode func() ([]byte, error), meta *mcp.RequestMeta, retry func(mcp.InputResponses, string)) (*R, error) {
 	done := s.stamp(ctx, meta)
 	defer done()
 	for n := 0; ; n++ {
-		raw, err := retryExpired(ctx, s, func() (json.RawMessage, error) { return s.conn.CallRaw(ctx, method, params) })
+		params, err := encode()
+		if err != nil {
+			return nil, fmt.Errorf("mcp client: encoding the params of %s: %w", method, err)
+		}
+		raw, err := retryExpired(ctx, s, func() (json.RawMessage, error) { return s.conn.CallRaw(ctx, method, json.RawMessage(params)) })
 		if err != nil {
 			return nil, err
 		}

@@ -254,7 +254,7 @@ func (s *Session) ResourceTemplates(ctx context.Context) iter.Seq2[*mcp.Resource
 // an error for which mcp.IsResourceNotFound holds.
 func (s *Session) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	p := *params
-	return rounds[mcp.ReadResourceResult](ctx, s, mcp.MethodReadResource, &p, &p.Meta, func(r mcp.InputResponses, st string) {
+	return rounds[mcp.ReadResourceResult](ctx, s, mcp.MethodReadResource, func() ([]byte, error) { return json.Marshal(&p) }, &p.Meta, func(r mcp.InputResponses, st string) {
 		p.InputResponses, p.RequestState = r, st
 	})
 }
@@ -311,7 +311,7 @@ func (s *Session) Prompts(ctx context.Context) iter.Seq2[*mcp.Prompt, error] {
 // GetPrompt renders a prompt.
 func (s *Session) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 	p := *params
-	return rounds[mcp.GetPromptResult](ctx, s, mcp.MethodGetPrompt, &p, &p.Meta, func(r mcp.InputResponses, st string) {
+	return rounds[mcp.GetPromptResult](ctx, s, mcp.MethodGetPrompt, func() ([]byte, error) { return json.Marshal(&p) }, &p.Meta, func(r mcp.InputResponses, st string) {
 		p.InputResponses, p.RequestState = r, st
 	})
 }

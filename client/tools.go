@@ -77,8 +77,8 @@ func (s *Session) Tools(ctx context.Context) iter.Seq2[*mcp.Tool, error] {
 // (which holds the result). See the function CallTool for a call that
 // decodes the structured result into a Go value.
 func (s *Session) CallTool(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	p := *params
-	res, err := rounds[mcp.CallToolResult](ctx, s, mcp.MethodCallTool, &p, &p.Meta, func(r mcp.InputResponses, st string) {
+	p := *params // stamped and retried: a copy, which stays on the stack
+	res, err := rounds[mcp.CallToolResult](ctx, s, mcp.MethodCallTool, func() ([]byte, error) { return p.AppendJSON(nil) }, &p.Meta, func(r mcp.InputResponses, st string) {
 		p.InputResponses, p.RequestState = r, st
 	})
 	if err != nil {

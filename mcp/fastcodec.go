@@ -96,8 +96,10 @@ func appendContent(b []byte, c Content) ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (p *CallToolParams) UnmarshalJSON(data []byte) error {
+	link := p.Meta.link // see RequestMeta.UseCache
 	*p = CallToolParams{}
-	return eachMember(data, func(key []byte, escaped bool, v []byte) (bool, error) {
+	p.Meta.link = link
+	err := eachMember(data, func(key []byte, escaped bool, v []byte) (bool, error) {
 		var err error
 		switch {
 		case keyIs(key, escaped, "name"):
@@ -122,6 +124,8 @@ func (p *CallToolParams) UnmarshalJSON(data []byte) error {
 		}
 		return err != nil, err
 	})
+	p.Meta.link = nil
+	return err
 }
 
 // AppendJSON appends the params' JSON encoding to b.

@@ -109,7 +109,7 @@ type RequestMeta struct {
 	// Keys that duplicate a set typed field are not written.
 	Other map[string]json.RawMessage
 
-	env *Envelope // set by Envelope.Stamp: the pre-encoded envelope
+	link *envelopeLink // set by Envelope.Stamp or UseCache (envelope.go)
 }
 
 // IsZero reports whether m has no entries.
@@ -149,8 +149,8 @@ func (m *RequestMeta) sizeHint() int {
 	if m.ProgressToken.IsValid() {
 		n += 40
 	}
-	if m.env.matches(m) {
-		n += 1 + len(m.env.raw)
+	if env := m.envelope(); env != nil {
+		n += 1 + len(env.raw)
 	} else {
 		if m.ProtocolVersion != "" {
 			n += 56
@@ -187,13 +187,13 @@ func (m *RequestMeta) appendJSON(b []byte) ([]byte, error) {
 		member(MetaKeyProgressToken)
 		b = m.ProgressToken.AppendJSON(b)
 	}
-	if m.env.matches(m) {
+	if env := m.envelope(); env != nil {
 		// The three members the envelope encodes, in the same order.
 		if n > 0 {
 			b = append(b, ',')
 		}
 		n++
-		b = append(b, m.env.raw...)
+		b = append(b, env.raw...)
 	} else {
 		if m.ProtocolVersion != "" {
 			member(MetaKeyProtocolVersion)
@@ -248,59 +248,6 @@ func appendCapabilities(b []byte, c *ClientCapabilities) ([]byte, error) {
 	return append(b, v...), err
 }
 
-// An Envelope is the part of a modern request's _meta that a client sends
-// unchanged with every request: the protocol version, the client's
-// capabilities and its info, encoded once. Stamp puts it in a request's
-// RequestMeta; encoding that RequestMeta then copies the encoded members
-// instead of writing them again. An Envelope is immutable and safe for
-// concurrent use; the capabilities and info it was made from must not
-// change afterwards.
-type Envelope struct {
-	version Version
-	caps    *ClientCapabilities
-	info    *Implementation
-	raw     []byte // the three members, without braces
-}
-
-// NewEnvelope encodes the envelope of a client speaking revision v. Info
-// may be nil (clientInfo is optional); caps may not.
-func NewEnvelope(v Version, caps *ClientCapabilities, info *Implementation) (*Envelope, error) {
-	if caps == nil {
-		return nil, fmt.Errorf("mcp: an envelope needs the client capabilities")
-	}
-	m := RequestMeta{ProtocolVersion: v, ClientCapabilities: caps, ClientInfo: info}
-	raw, err := m.appendJSON(nil)
-	if err != nil {
-		return nil, err
-	}
-	return &Envelope{version: v, caps: caps, info: info, raw: raw[1 : len(raw)-1]}, nil
-}
-
-// Version returns the envelope's protocol version.
-func (e *Envelope) Version() Version { return e.version }
-
-// Stamp fills in the envelope fields of m that are unset (the protocol
-// version, capabilities and info), keeping those the caller set.
-func (e *Envelope) Stamp(m *RequestMeta) {
-	if m.ProtocolVersion == "" {
-		m.ProtocolVersion = e.version
-	}
-	if m.ClientCapabilities == nil {
-		m.ClientCapabilities = e.caps
-	}
-	if m.ClientInfo == nil {
-		m.ClientInfo = e.info
-	}
-	m.env = e
-}
-
-// matches reports whether m's envelope fields are still e's, so that e's
-// encoding stands for them.
-func (e *Envelope) matches(m *RequestMeta) bool {
-	return e != nil && m.ProtocolVersion == e.version &&
-		m.ClientCapabilities == e.caps && m.ClientInfo == e.info
-}
-
 // typedKeySet reports whether key is a typed key whose field is set.
 func (m *RequestMeta) typedKeySet(key string) bool {
 	switch key {
@@ -323,17 +270,16 @@ func (m *RequestMeta) typedKeySet(key string) bool {
 // The envelope of a modern request costs at most two allocations: the
 // capabilities and the client info share one, and the strings of the
 // client info share the other (a known protocol version or log level
-// costs none).
+// costs none). With an EnvelopeCache (UseCache), an envelope the same as
+// the last one costs none.
 func (m *RequestMeta) UnmarshalJSON(data []byte) error {
-	*m = RequestMeta{}
-	var env *envelopeStore // made at the first envelope member
-	store := func() *envelopeStore {
-		if env == nil {
-			env = new(envelopeStore)
-		}
-		return env
+	var cache *EnvelopeCache
+	if m.link != nil {
+		cache = m.link.cache
 	}
-	return eachMember(data, func(key []byte, escaped bool, v []byte) (bool, error) {
+	*m = RequestMeta{}
+	var capsRaw, infoRaw []byte // decoded together, after the loop
+	err := eachMember(data, func(key []byte, escaped bool, v []byte) (bool, error) {
 		var k string
 		if escaped {
 			var err error
@@ -344,6 +290,12 @@ func (m *RequestMeta) UnmarshalJSON(data []byte) error {
 			k = string(key)
 		}
 		if isNull(v) && isTypedMetaKey(k) {
+			switch k {
+			case MetaKeyClientCapabilities:
+				capsRaw = nil
+			case MetaKeyClientInfo:
+				infoRaw = nil
+			}
 			return false, nil
 		}
 		switch k {
@@ -358,21 +310,9 @@ func (m *RequestMeta) UnmarshalJSON(data []byte) error {
 			}
 			m.ProtocolVersion = s
 		case MetaKeyClientCapabilities:
-			c := &store().caps
-			*c = ClientCapabilities{}
-			if !isEmptyObject(v) {
-				if err := json.Unmarshal(v, c); err != nil {
-					return true, fmt.Errorf("mcp: _meta[%q]: %w", k, err)
-				}
-			}
-			m.ClientCapabilities = c
+			capsRaw = v
 		case MetaKeyClientInfo:
-			c := &store().info
-			*c = Implementation{}
-			if err := decodeImplementation(v, c); err != nil {
-				return true, fmt.Errorf("mcp: _meta[%q]: %w", k, err)
-			}
-			m.ClientInfo = c
+			infoRaw = v
 		case MetaKeyLogLevel:
 			s, ok := internRaw(v, levels[:])
 			if !ok {
@@ -387,13 +327,10 @@ func (m *RequestMeta) UnmarshalJSON(data []byte) error {
 		}
 		return false, nil
 	})
-}
-
-// envelopeStore holds the decoded envelope of one request, so that its
-// parts cost one allocation.
-type envelopeStore struct {
-	caps ClientCapabilities
-	info Implementation
+	if err != nil || capsRaw == nil && infoRaw == nil {
+		return err
+	}
+	return m.decodeEnvelope(capsRaw, infoRaw, cache)
 }
 
 // internRaw decodes the JSON string v, returning the element of known it
@@ -647,10 +584,10 @@ func appendImplementation(b []byte, impl Implementation) ([]byte, error) {
 // when it holds only string members with their exact names; anything else
 // (icons, a name in another case, a value of another type) goes through
 // encoding/json, so the result is always what json.Unmarshal gives. The
-// strings share one allocation: v as a string, which they slice.
-func decodeImplementation(v []byte, impl *Implementation) error {
+// strings share one allocation: src, which is string(v) (or "", and then
+// made at the first member that needs it), and which they slice.
+func decodeImplementation(v []byte, src string, impl *Implementation) error {
 	slow := false
-	var src string // v as a string, made at the first member that needs it
 	err := eachMember(v, func(key []byte, escaped bool, val []byte) (bool, error) {
 		var dst *string
 		switch string(key) {

@@ -49,7 +49,7 @@ func TestImplementationFastCodec(t *testing.T) {
 		`[]`,
 	} {
 		var got, want Implementation
-		gerr := decodeImplementation([]byte(in), &got)
+		gerr := decodeImplementation([]byte(in), "", &got)
 		werr := json.Unmarshal([]byte(in), &want)
 		if (gerr != nil) != (werr != nil) || !reflect.DeepEqual(got, want) {
 			t.Errorf("decodeImplementation(%s) = %+v, %v; encoding/json: %+v, %v", in, got, gerr, want, werr)
@@ -136,7 +136,7 @@ func TestEnvelopeSplicesTheSameBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		plain := m
-		plain.env = nil
+		plain.link = nil
 		want, err := plain.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)

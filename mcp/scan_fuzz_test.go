@@ -37,7 +37,7 @@ func FuzzScanner(f *testing.F) {
 			// The client info codec slices one string: it must still
 			// give what encoding/json gives.
 			var got, want Implementation
-			gerr := decodeImplementation(data, &got)
+			gerr := decodeImplementation(data, "", &got)
 			werr := json.Unmarshal(data, &want)
 			if (gerr == nil) != (werr == nil) || gerr == nil && !reflect.DeepEqual(got, want) {
 				t.Fatalf("decodeImplementation(%s) = %+v, %v; encoding/json: %+v, %v", data, got, gerr, want, werr)

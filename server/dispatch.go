@@ -18,8 +18,11 @@ type methodInfo struct {
 
 // method builds a table entry for a method whose params decode into P:
 // decode, classify by era and check the envelope, then run f. The
-// Request and its params are one allocation.
+// Request and its params are one allocation; the envelope of modern
+// requests is decoded through a cache, so that the one a client repeats
+// costs nothing after its first request.
 func method[P any](meta func(*P) *mcp.RequestMeta, f func(ctx context.Context, r *Request, p *P) (any, error)) *methodInfo {
+	envelopes := mcp.NewEnvelopeCache()
 	return &methodInfo{handle: func(ctx context.Context, s *Server, req *jsonrpc.Request) (any, error) {
 		x := new(struct {
 			r Request
@@ -27,17 +30,21 @@ func method[P any](meta func(*P) *mcp.RequestMeta, f func(ctx context.Context, r
 		})
 		r := &x.r
 		s.initRequest(ctx, r, req)
-		res, err := run(ctx, r, req.Params, &x.p, meta, f)
+		res, err := run(ctx, r, req.Params, &x.p, meta(&x.p), envelopes, f)
 		return s.finish(ctx, r, req, res, err)
 	}}
 }
 
-// run decodes the params into p, begins the request and runs f.
-func run[P any](ctx context.Context, r *Request, raw json.RawMessage, p *P, meta func(*P) *mcp.RequestMeta, f func(ctx context.Context, r *Request, p *P) (any, error)) (any, error) {
-	if err := peer.DecodeParamsInto(raw, p); err != nil {
+// run decodes the params into p (m is their _meta), begins the request
+// and runs f.
+func run[P any](ctx context.Context, r *Request, raw json.RawMessage, p *P, m *mcp.RequestMeta, envelopes *mcp.EnvelopeCache, f func(ctx context.Context, r *Request, p *P) (any, error)) (any, error) {
+	m.UseCache(envelopes)
+	err := peer.DecodeParamsInto(raw, p)
+	m.UseCache(nil)
+	if err != nil {
 		return nil, err
 	}
-	if err := r.begin(meta(p)); err != nil {
+	if err := r.begin(m); err != nil {
 		return nil, err
 	}
 	return f(ctx, r, p)
@@ -108,7 +115,7 @@ func (s *Server) finish(ctx context.Context, r *Request, req *jsonrpc.Request, r
 	}
 	var ir *inputRequired
 	if errors.As(err, &ir) {
-		if !r.mrtr {
+		if r.roundOf == nil {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s cannot ask the client for input", req.Method)
 		}
 		return s.inputRequiredResult(ctx, r, ir)

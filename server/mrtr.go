@@ -55,12 +55,14 @@ type round struct {
 }
 
 // bind returns the binding of r's round, computing it the first time: the
-// request's method, and the name and arguments startRound was given.
+// request's method, and the name and arguments of the params startRound
+// was given.
 func (s *Server) bind(ctx context.Context, r *Request) ([]byte, error) {
 	if r.round != nil && r.round.binding != nil {
 		return r.round.binding, nil
 	}
-	b, err := s.bindRequest(ctx, r.Method, r.roundName, r.roundArgs)
+	name, args := boundTo(r.roundOf)
+	b, err := s.bindRequest(ctx, r.Method, name, args)
 	if err != nil {
 		return nil, err
 	}
@@ -185,13 +187,29 @@ func (s *Server) bindRequest(ctx context.Context, method, name string, args json
 	return h.Sum(nil), nil
 }
 
+// boundTo returns what a request state is bound to besides the method:
+// the name (or URI) and the arguments in p, the params of a request that
+// may ask for input. They are read when the binding is needed, from the
+// params the handler was given (which it must not change).
+func boundTo(p any) (name string, args json.RawMessage) {
+	switch p := p.(type) {
+	case *mcp.CallToolParams:
+		return p.Name, p.Arguments
+	case *mcp.GetPromptParams:
+		return p.Name, promptArgsJSON(p.Arguments)
+	case *mcp.ReadResourceParams:
+		return p.URI, nil
+	}
+	panic(fmt.Sprintf("mcp server: no request state binding for %T", p))
+}
+
 // startRound prepares a modern request that may ask for input: it opens
 // the request state, if any, and gathers the answers.
-func (s *Server) startRound(ctx context.Context, r *Request, name string, args json.RawMessage, state string, responses mcp.InputResponses) error {
+func (s *Server) startRound(ctx context.Context, r *Request, p any, state string, responses mcp.InputResponses) error {
 	if !r.modern {
 		return nil
 	}
-	r.mrtr, r.roundName, r.roundArgs = true, name, args
+	r.roundOf = p
 	if state == "" && !hasAnswer(responses) {
 		return nil
 	}
@@ -240,7 +258,7 @@ func hasAnswer(responses mcp.InputResponses) bool {
 
 // askModern answers questions from the round's answers, or ends the round.
 func (r *Request) askModern(questions []*Question) error {
-	if !r.mrtr {
+	if r.roundOf == nil {
 		return jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s cannot ask the client for input in revision %s", r.Method, r.Version)
 	}
 	var missing []*Question

@@ -10,7 +10,8 @@ import (
 )
 
 // A PromptHandler renders a prompt. Required arguments have been checked
-// to be present.
+// to be present. Params are read-only: a modern request's state is bound
+// to them.
 type PromptHandler func(ctx context.Context, req *Request, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error)
 
 type promptEntry struct {
@@ -76,7 +77,7 @@ func (s *Server) getPrompt(ctx context.Context, r *Request, p *mcp.GetPromptPara
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: prompt %q needs the argument %q", p.Name, a.Name)
 		}
 	}
-	if err := s.startRound(ctx, r, p.Name, promptArgsJSON(p.Arguments), p.RequestState, p.InputResponses); err != nil {
+	if err := s.startRound(ctx, r, p, p.RequestState, p.InputResponses); err != nil {
 		return nil, err
 	}
 	res, err := e.handler(ctx, r, p)

@@ -34,20 +34,16 @@ type Request struct {
 	// Meta is the request's _meta.
 	Meta *mcp.RequestMeta
 
-	server   *Server
-	out      outbound
-	caps     *mcp.ClientCapabilities
-	info     *mcp.Implementation
-	logLevel mcp.LoggingLevel
-	modern   bool
-	asked    int // questions asked without a key so far
+	server *Server
+	out    outbound
+	asked  int32 // questions asked without a key so far
+	modern bool
 
-	// Multi round-trip requests (modern era, mrtr.go): whether startRound
-	// ran, what the request state is bound to, and the answers.
-	mrtr      bool
-	roundName string
-	roundArgs json.RawMessage
-	round     *round // nil when the request carries no answers
+	// Multi round-trip requests (modern era, mrtr.go): the params of a
+	// request that may ask for input (startRound ran), which the request
+	// state is bound to, and the answers.
+	roundOf any
+	round   *round // nil when the request carries no answers
 }
 
 // outbound is where a request's notifications and questions go: the
@@ -71,15 +67,44 @@ func (r *Request) IsModern() bool { return r.modern }
 
 // ClientCapabilities returns the capabilities that apply to this request:
 // the session's in the legacy era, the request's own in the modern era.
+// They are shared with the session's other requests (and, in the modern
+// era, with other requests carrying the same envelope): read-only.
 func (r *Request) ClientCapabilities() *mcp.ClientCapabilities {
-	if r.caps != nil {
-		return r.caps
+	switch {
+	case r.modern:
+		return r.Meta.ClientCapabilities // begin checked it is there
+	case r.Session != nil:
+		return &r.Session.clientCaps // written once, before begin saw the session initialized
 	}
 	return &mcp.ClientCapabilities{}
 }
 
-// ClientInfo returns the client's implementation info, if it gave any.
-func (r *Request) ClientInfo() *mcp.Implementation { return r.info }
+// ClientInfo returns the client's implementation info, if it gave any
+// (read-only, as ClientCapabilities).
+func (r *Request) ClientInfo() *mcp.Implementation {
+	switch {
+	case r.modern:
+		return r.Meta.ClientInfo
+	case r.Session != nil:
+		return &r.Session.clientInfo
+	}
+	return nil
+}
+
+// logLevel is the least severe level the client wants messages about this
+// request at: the request's own in the modern era ("" for none), the
+// session's in the legacy era ("" for all).
+func (r *Request) logLevel() mcp.LoggingLevel {
+	switch {
+	case r.modern:
+		return r.Meta.LogLevel
+	case r.Session != nil:
+		r.Session.mu.Lock()
+		defer r.Session.mu.Unlock()
+		return r.Session.logLevel
+	}
+	return ""
+}
 
 // begin classifies the request by era and checks its envelope, given the
 // _meta of its params: a modern request carries the protocol version,
@@ -106,9 +131,6 @@ func (r *Request) begin(meta *mcp.RequestMeta) error {
 		r.modern = true
 		r.Session = nil
 		r.Version = v
-		r.caps = meta.ClientCapabilities
-		r.info = meta.ClientInfo
-		r.logLevel = meta.LogLevel
 		return nil
 	}
 	sess := r.Session
@@ -117,9 +139,6 @@ func (r *Request) begin(meta *mcp.RequestMeta) error {
 	}
 	sess.mu.Lock()
 	initialized, v := sess.initialized, sess.version
-	r.caps = &sess.clientCaps
-	r.info = &sess.clientInfo
-	r.logLevel = sess.logLevel
 	sess.mu.Unlock()
 	if !initialized {
 		if r.Method == mcp.MethodInitialize || r.Method == mcp.MethodPing {
@@ -169,10 +188,11 @@ func (r *Request) Log(ctx context.Context, level mcp.LoggingLevel, logger string
 	if !level.IsValid() {
 		return fmt.Errorf("mcp server: invalid log level %q", level)
 	}
-	if r.modern && r.logLevel == "" {
+	least := r.logLevel()
+	if r.modern && least == "" {
 		return nil
 	}
-	if r.logLevel != "" && level.Severity() < r.logLevel.Severity() {
+	if least != "" && level.Severity() < least.Severity() {
 		return nil
 	}
 	raw, err := json.Marshal(data)
@@ -244,7 +264,7 @@ func (r *Request) Ask(ctx context.Context, questions ...*Question) error {
 // autoKey names the n-th question of a handler that did not name it.
 func (r *Request) autoKey(method string) string {
 	r.asked++
-	return method + "#" + strconv.Itoa(r.asked)
+	return method + "#" + strconv.Itoa(int(r.asked))
 }
 
 // Elicit asks the user, through the client, for the information described

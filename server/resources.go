@@ -18,7 +18,7 @@ import (
 // URI that matches the template, and vars holds the values of the
 // template's variables. Return mcp.ResourceNotFoundError(uri) when there
 // is no such resource: the server sends the error code of the request's
-// era.
+// era. Params are read-only: a modern request's state is bound to them.
 type ResourceHandler func(ctx context.Context, req *Request, params *mcp.ReadResourceParams, vars map[string]string) (*mcp.ReadResourceResult, error)
 
 type resourceEntry struct {
@@ -170,7 +170,7 @@ func (s *Server) readResource(ctx context.Context, r *Request, p *mcp.ReadResour
 	if h == nil {
 		return nil, mcp.ResourceNotFoundError(p.URI)
 	}
-	if err := s.startRound(ctx, r, p.URI, nil, p.RequestState, p.InputResponses); err != nil {
+	if err := s.startRound(ctx, r, p, p.RequestState, p.InputResponses); err != nil {
 		return nil, err
 	}
 	res, err := h(ctx, r, p, vars)

@@ -15,7 +15,8 @@ import (
 // becomes a result with IsError set and the error's text, so that the
 // model sees it, except for a *jsonrpc.Error, which is sent as a protocol
 // error, and for the error of Request.Ask, which ends a modern round.
-// Arguments have been validated against the tool's input schema.
+// Arguments have been validated against the tool's input schema. Params
+// are read-only: a modern request's state is bound to them.
 type ToolHandler func(ctx context.Context, req *Request, params *mcp.CallToolParams) (*mcp.CallToolResult, error)
 
 type toolEntry struct {
@@ -133,7 +134,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *mcp.CallToolParams
 	if len(p.Arguments) == 0 || string(p.Arguments) == "null" {
 		p.Arguments = json.RawMessage(`{}`)
 	}
-	if err := s.startRound(ctx, r, p.Name, p.Arguments, p.RequestState, p.InputResponses); err != nil {
+	if err := s.startRound(ctx, r, p, p.RequestState, p.InputResponses); err != nil {
 		return nil, err
 	}
 	if res, handled, err := s.callToolTask(ctx, r, p, e); handled { // tasks: (tasks_call.go)
