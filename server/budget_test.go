@@ -7,10 +7,11 @@ import (
 )
 
 // TestRoundTripBudget holds the in-process tools/call round trip (100-byte
-// payload) to its budget: in a legacy session at most 34 allocations and
-// 3 KiB, in the stateless era (which carries the _meta envelope both ways)
-// at most 60 allocations and 6 KiB. The race detector allocates on its
-// own, so the test runs without it.
+// payload, client.New + memory.NewPair + Server.Connect) to its budget in
+// both eras: at most 40 allocations and 3 KiB. The modern era is what
+// client.Connect speaks by default, and carries the _meta envelope both
+// ways. The race detector allocates on its own, so the test runs without
+// it.
 func TestRoundTripBudget(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("allocation counts are only meaningful without -race")
@@ -19,8 +20,8 @@ func TestRoundTripBudget(t *testing.T) {
 		v             mcp.Version
 		allocs, bytes int64
 	}{
-		{mcp.LatestLegacy, 34, 3072},
-		{mcp.Latest, 60, 6144},
+		{mcp.LatestLegacy, 40, 3072},
+		{mcp.Latest, 40, 3072},
 	} {
 		res := testing.Benchmark(func(b *testing.B) { benchRoundTrip(b, c.v) })
 		if a, by := res.AllocsPerOp(), res.AllocedBytesPerOp(); a > c.allocs || by > c.bytes {

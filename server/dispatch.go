@@ -115,13 +115,13 @@ func (s *Server) finish(ctx context.Context, r *Request, req *jsonrpc.Request, r
 	}
 	var ir *inputRequired
 	if errors.As(err, &ir) {
-		if r.roundOf == nil {
+		if !r.canAsk() {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s cannot ask the client for input", req.Method)
 		}
 		return s.inputRequiredResult(ctx, r, ir)
 	}
 	var e *jsonrpc.Error
-	if r.modern && errors.As(err, &e) {
+	if r.IsModern() && errors.As(err, &e) {
 		return nil, mcp.AdaptError(r.Version, e)
 	}
 	return res, err
@@ -138,7 +138,7 @@ func (noOutbound) Call(context.Context, string, any, any) error {
 // complete marks a result for the request's era: in the modern era it
 // gets resultType "complete" and the server's info in _meta.
 func (r *Request) complete(rt *mcp.ResultType, meta *mcp.Meta) {
-	if !r.modern {
+	if !r.IsModern() {
 		return
 	}
 	*rt = mcp.ResultTypeComplete
@@ -153,7 +153,7 @@ func (r *Request) complete(rt *mcp.ResultType, meta *mcp.Meta) {
 
 // cacheable marks a cacheable result (modern era): ttlMs and cacheScope.
 func (r *Request) cacheable(rt *mcp.ResultType, meta *mcp.Meta, ttl **int64, scope *mcp.CacheScope) {
-	if !r.modern {
+	if !r.IsModern() {
 		return
 	}
 	r.complete(rt, meta)

@@ -47,27 +47,64 @@ const (
 
 // round is the input of one modern request run: answers from the state
 // and from inputResponses, and the answers the handler used. A request
-// makes one only when it has answers (most ask nothing).
+// makes one only when it has answers or asks (most do neither); until
+// then Request.mrtr holds the params alone.
 type round struct {
+	params  any    // what startRound was given (see boundTo)
 	binding []byte // nil until needed (see bind)
 	answers map[string]json.RawMessage
 	used    map[string]json.RawMessage // nil until an answer is used
+	asked   int                        // questions asked without a key so far
+}
+
+// canAsk reports whether the request may ask for input in modern rounds
+// (startRound ran).
+func (r *Request) canAsk() bool { return r.mrtr != nil }
+
+// roundState returns the request's round, nil when it has none yet.
+func (r *Request) roundState() *round {
+	rd, _ := r.mrtr.(*round)
+	return rd
+}
+
+// ensureRound returns the request's round, making it if the request may
+// ask; nil when it may not.
+func (r *Request) ensureRound() *round {
+	switch m := r.mrtr.(type) {
+	case nil:
+		return nil
+	case *round:
+		return m
+	default:
+		rd := &round{params: m}
+		r.mrtr = rd
+		return rd
+	}
+}
+
+// boundParams returns the params startRound was given.
+func (r *Request) boundParams() any {
+	if rd := r.roundState(); rd != nil {
+		return rd.params
+	}
+	return r.mrtr
 }
 
 // bind returns the binding of r's round, computing it the first time: the
 // request's method, and the name and arguments of the params startRound
 // was given.
 func (s *Server) bind(ctx context.Context, r *Request) ([]byte, error) {
-	if r.round != nil && r.round.binding != nil {
-		return r.round.binding, nil
+	rd := r.roundState()
+	if rd != nil && rd.binding != nil {
+		return rd.binding, nil
 	}
-	name, args := boundTo(r.roundOf)
+	name, args := boundTo(r.boundParams())
 	b, err := s.bindRequest(ctx, r.Method, name, args)
 	if err != nil {
 		return nil, err
 	}
-	if r.round != nil {
-		r.round.binding = b
+	if rd != nil {
+		rd.binding = b
 	}
 	return b, nil
 }
@@ -206,15 +243,14 @@ func boundTo(p any) (name string, args json.RawMessage) {
 // startRound prepares a modern request that may ask for input: it opens
 // the request state, if any, and gathers the answers.
 func (s *Server) startRound(ctx context.Context, r *Request, p any, state string, responses mcp.InputResponses) error {
-	if !r.modern {
+	if !r.IsModern() {
 		return nil
 	}
-	r.roundOf = p
+	r.mrtr = p
 	if state == "" && !hasAnswer(responses) {
 		return nil
 	}
-	rd := new(round)
-	r.round = rd
+	rd := r.ensureRound()
 	if state != "" {
 		binding, err := s.bind(ctx, r)
 		if err != nil {
@@ -258,15 +294,16 @@ func hasAnswer(responses mcp.InputResponses) bool {
 
 // askModern answers questions from the round's answers, or ends the round.
 func (r *Request) askModern(questions []*Question) error {
-	if r.roundOf == nil {
+	if !r.canAsk() {
 		return jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s cannot ask the client for input in revision %s", r.Method, r.Version)
 	}
+	rd := r.roundState()
 	var missing []*Question
 	for _, q := range questions {
 		var raw json.RawMessage
 		ok := false
-		if r.round != nil {
-			raw, ok = r.round.answers[q.Key]
+		if rd != nil {
+			raw, ok = rd.answers[q.Key]
 		}
 		if !ok {
 			missing = append(missing, q)
@@ -275,10 +312,10 @@ func (r *Request) askModern(questions []*Question) error {
 		if err := decodeAnswer(q, raw); err != nil {
 			return err
 		}
-		if r.round.used == nil {
-			r.round.used = make(map[string]json.RawMessage)
+		if rd.used == nil {
+			rd.used = make(map[string]json.RawMessage)
 		}
-		r.round.used[q.Key] = raw
+		rd.used[q.Key] = raw
 	}
 	if len(missing) > 0 {
 		return &inputRequired{questions: missing}
@@ -328,8 +365,8 @@ func (s *Server) inputRequiredResult(ctx context.Context, r *Request, e *inputRe
 		return nil, err
 	}
 	var used map[string]json.RawMessage
-	if r.round != nil {
-		used = r.round.used
+	if rd := r.roundState(); rd != nil {
+		used = rd.used
 	}
 	state, err := s.stateKeys.seal(binding, used)
 	if err != nil {

@@ -36,14 +36,10 @@ type Request struct {
 
 	server *Server
 	out    outbound
-	asked  int32 // questions asked without a key so far
-	modern bool
-
-	// Multi round-trip requests (modern era, mrtr.go): the params of a
-	// request that may ask for input (startRound ran), which the request
-	// state is bound to, and the answers.
-	roundOf any
-	round   *round // nil when the request carries no answers
+	// mrtr is the state of a modern request that may ask for input
+	// (mrtr.go): nil until startRound, then the params it was given, then
+	// its *round once it has answers or asks.
+	mrtr any
 }
 
 // outbound is where a request's notifications and questions go: the
@@ -63,7 +59,7 @@ func withOutbound(ctx context.Context, out outbound) context.Context {
 
 // IsModern reports whether the request is served in the stateless era
 // (2026-07-28 and later).
-func (r *Request) IsModern() bool { return r.modern }
+func (r *Request) IsModern() bool { return mcp.IsModern(r.Version) }
 
 // ClientCapabilities returns the capabilities that apply to this request:
 // the session's in the legacy era, the request's own in the modern era.
@@ -71,7 +67,7 @@ func (r *Request) IsModern() bool { return r.modern }
 // era, with other requests carrying the same envelope): read-only.
 func (r *Request) ClientCapabilities() *mcp.ClientCapabilities {
 	switch {
-	case r.modern:
+	case r.IsModern():
 		return r.Meta.ClientCapabilities // begin checked it is there
 	case r.Session != nil:
 		return &r.Session.clientCaps // written once, before begin saw the session initialized
@@ -83,7 +79,7 @@ func (r *Request) ClientCapabilities() *mcp.ClientCapabilities {
 // (read-only, as ClientCapabilities).
 func (r *Request) ClientInfo() *mcp.Implementation {
 	switch {
-	case r.modern:
+	case r.IsModern():
 		return r.Meta.ClientInfo
 	case r.Session != nil:
 		return &r.Session.clientInfo
@@ -96,7 +92,7 @@ func (r *Request) ClientInfo() *mcp.Implementation {
 // session's in the legacy era ("" for all).
 func (r *Request) logLevel() mcp.LoggingLevel {
 	switch {
-	case r.modern:
+	case r.IsModern():
 		return r.Meta.LogLevel
 	case r.Session != nil:
 		r.Session.mu.Lock()
@@ -128,7 +124,6 @@ func (r *Request) begin(meta *mcp.RequestMeta) error {
 		if meta.LogLevel != "" && !meta.LogLevel.IsValid() {
 			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: unknown log level %q", meta.LogLevel)
 		}
-		r.modern = true
 		r.Session = nil
 		r.Version = v
 		return nil
@@ -189,7 +184,7 @@ func (r *Request) Log(ctx context.Context, level mcp.LoggingLevel, logger string
 		return fmt.Errorf("mcp server: invalid log level %q", level)
 	}
 	least := r.logLevel()
-	if r.modern && least == "" {
+	if r.IsModern() && least == "" {
 		return nil
 	}
 	if least != "" && level.Severity() < least.Severity() {
@@ -238,7 +233,7 @@ func (r *Request) Ask(ctx context.Context, questions ...*Question) error {
 			return r.capabilityError(err, requiredFor(q.Method))
 		}
 	}
-	if r.modern {
+	if r.IsModern() {
 		if run := r.taskRun(); run != nil { // tasks: a task's questions wait for tasks/update (tasks_methods.go)
 			return run.ask(ctx, r, questions)
 		}
@@ -261,10 +256,15 @@ func (r *Request) Ask(ctx context.Context, questions ...*Question) error {
 	return first
 }
 
-// autoKey names the n-th question of a handler that did not name it.
+// autoKey names the n-th question of a handler that did not name it (in
+// a legacy request, or one that cannot ask, no key is used).
 func (r *Request) autoKey(method string) string {
-	r.asked++
-	return method + "#" + strconv.Itoa(int(r.asked))
+	rd := r.ensureRound()
+	if rd == nil {
+		return method
+	}
+	rd.asked++
+	return method + "#" + strconv.Itoa(rd.asked)
 }
 
 // Elicit asks the user, through the client, for the information described
@@ -335,7 +335,7 @@ func requiredFor(method string) mcp.ClientCapabilities {
 // capabilityError reports a missing client capability: -32021 with the
 // capability required in the modern era, err as it is in the legacy era.
 func (r *Request) capabilityError(err error, required mcp.ClientCapabilities) error {
-	if r.modern && errors.Is(err, ErrNotSupported) {
+	if r.IsModern() && errors.Is(err, ErrNotSupported) {
 		return mcp.MissingCapabilityError(required)
 	}
 	return err

@@ -114,7 +114,7 @@ func (s *Server) callToolTask(ctx context.Context, r *Request, p *mcp.CallToolPa
 		support = x.TaskSupport
 	}
 	required := support == mcp.TaskSupportRequired
-	if r.modern { // the legacy task member is ignored: the server decides
+	if r.IsModern() { // the legacy task member is ignored: the server decides
 		switch {
 		case support == mcp.TaskSupportForbidden:
 			return nil, false, nil

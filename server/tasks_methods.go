@@ -54,7 +54,7 @@ func (s *Server) tasksFor(r *Request) (*taskEngine, error) {
 	if s.tasks == nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s (this server runs no tasks)", r.Method)
 	}
-	if r.modern && !r.ClientCapabilities().HasExtension(mcp.ExtensionTasks) {
+	if r.IsModern() && !r.ClientCapabilities().HasExtension(mcp.ExtensionTasks) {
 		return nil, missingTasksExtension()
 	}
 	return s.tasks, nil
@@ -97,7 +97,7 @@ func (s *Server) getTask(ctx context.Context, r *Request, p *mcp.GetTaskParams) 
 	if err != nil {
 		return nil, err
 	}
-	if r.modern {
+	if r.IsModern() {
 		d := rec.detailed()
 		d.ResultType, d.Meta = mcp.ResultTypeComplete, s.modernMeta
 		return &d, nil
@@ -202,7 +202,7 @@ func (s *Server) cancelTask(ctx context.Context, r *Request, p *mcp.CancelTaskPa
 			return nil, taskError(err)
 		}
 	}
-	if r.modern {
+	if r.IsModern() {
 		return &mcp.EmptyResult{ResultType: mcp.ResultTypeComplete, Meta: s.modernMeta}, nil
 	}
 	if ended {
@@ -264,8 +264,8 @@ func (run *taskRun) ask(ctx context.Context, r *Request, questions []*Question) 
 func (run *taskRun) askTask(ctx context.Context, r *Request, questions []*Question) error {
 	var missing []*Question
 	for _, q := range questions {
-		if r.round != nil {
-			if raw, ok := r.round.answers[q.Key]; ok {
+		if rd := r.roundState(); rd != nil {
+			if raw, ok := rd.answers[q.Key]; ok {
 				if err := decodeAnswer(q, raw); err != nil {
 					return err
 				}

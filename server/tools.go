@@ -144,7 +144,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *mcp.CallToolParams
 	if err != nil {
 		return nil, err
 	}
-	if !r.modern {
+	if !r.IsModern() {
 		return res, nil
 	}
 	c := *res // the handler's result may be shared: mark a copy
@@ -179,12 +179,23 @@ func isProtocolError(err error) bool {
 
 // ErrorResult returns a tool result that reports a failure to the model.
 func ErrorResult(text string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: mcp.ContentList{&mcp.TextContent{Text: text}}, IsError: true}
+	res := TextResult(text)
+	res.IsError = true
+	return res
 }
 
 // TextResult returns a tool result holding one text block.
 func TextResult(text string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: mcp.ContentList{&mcp.TextContent{Text: text}}}
+	// One allocation for the result, its list and its block.
+	x := new(struct {
+		res   mcp.CallToolResult
+		list  [1]mcp.Content
+		block mcp.TextContent
+	})
+	x.block.Text = text
+	x.list[0] = &x.block
+	x.res.Content = x.list[:]
+	return &x.res
 }
 
 // validationMessage words a validation error for the model, naming the
