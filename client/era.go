@@ -30,27 +30,34 @@ func (s *Session) handshake(ctx context.Context, known mcp.Version) error {
 		if v == "" {
 			v = mcp.Latest
 		}
-		ok, err := s.probe(ctx, v, true)
+		ok, failed, err := s.probe(ctx, v, true)
 		if ok || err != nil {
 			return err
 		}
 		if want != "" {
 			return fmt.Errorf("mcp client: the server does not speak %s", want)
 		}
-		want = ""
-	}
-	if want == "" {
-		want = mcp.LatestLegacy
+		err = s.initialize(ctx, mcp.LatestLegacy)
+		var fe *jsonrpc.FrameError
+		var je *jsonrpc.Error
+		if err != nil && !errors.As(err, &je) && !errors.As(err, &fe) && errors.As(failed, &fe) {
+			// The server did not answer initialize (it went away, or
+			// quiet) after answering the probe with a frame that was not
+			// a valid message: that frame is the news.
+			return fmt.Errorf("%w; before that, %w", err, fe)
+		}
+		return err
 	}
 	return s.initialize(ctx, want)
 }
 
 // probe asks server/discover in revision v. It reports whether the server
-// speaks a modern revision (the session is then set up); err is set only
-// when ctx ended.
-func (s *Session) probe(ctx context.Context, v mcp.Version, retry bool) (bool, error) {
+// speaks a modern revision (the session is then set up), and why not
+// (failed: the probe's error, if it had one); err is set only when ctx
+// ended.
+func (s *Session) probe(ctx context.Context, v mcp.Version, retry bool) (ok bool, failed, err error) {
 	if err := s.speakModern(v); err != nil {
-		return false, err
+		return false, nil, err
 	}
 	pctx, cancel := context.WithTimeout(ctx, s.client.opts.ProbeTimeout)
 	res, err := s.Discover(pctx)
@@ -58,9 +65,9 @@ func (s *Session) probe(ctx context.Context, v mcp.Version, retry bool) (bool, e
 	s.modern, s.version, s.env = false, "", nil
 	if ctx.Err() != nil {
 		if errors.Is(err, ctx.Err()) {
-			return false, err // as the call saw it: a *jsonrpc.FrameError names an invalid frame
+			return false, nil, err // as the call saw it: a *jsonrpc.FrameError names an invalid frame
 		}
-		return false, ctx.Err()
+		return false, nil, ctx.Err()
 	}
 	if err != nil {
 		var e *jsonrpc.Error
@@ -77,21 +84,21 @@ func (s *Session) probe(ctx context.Context, v mcp.Version, retry bool) (bool, e
 			}
 		}
 		s.client.log.Debug("mcp client: modern probe failed, using the legacy handshake", "error", err)
-		return false, nil
+		return false, err, nil
 	}
 	if !slices.Contains(res.SupportedVersions, v) {
 		alt := pickModern(res.SupportedVersions)
 		if alt == "" {
-			return false, nil
+			return false, nil, nil
 		}
 		v = alt
 	}
 	if err := s.speakModern(v); err != nil {
-		return false, err
+		return false, nil, err
 	}
 	s.serverCaps = res.Capabilities
 	s.instructions = res.Instructions
-	return true, nil
+	return true, nil, nil
 }
 
 // speakModern sets the session up for the modern revision v: every

@@ -52,25 +52,28 @@ func (e *FrameError) Unwrap() error { return e.Cause }
 //
 //	"jsonrpc" must be "2.0" (frame 1 from the peer, 36 bytes: "{\"jsonrpc\":\"1.0\",\"id\":1,\"result\":{}}")
 func (e *FrameError) Describe() string {
+	return fmt.Sprintf("%s (frame %d from the peer, %s)", e.Err.Rule(), e.N, e.Err.Excerpt())
+}
+
+// Excerpt describes the frame: its size and its start, quoted as a Go
+// string literal, so that its bytes are never written as they are:
+//
+//	36 bytes: "{\"jsonrpc\":\"1.0\",\"id\":1,\"result\":{}}"
+//	too large to be read whole: "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":\"xxxxxxxx"...
+func (e *DecodeError) Excerpt() string {
 	var b strings.Builder
-	b.WriteString(e.Err.Rule())
-	fmt.Fprintf(&b, " (frame %d from the peer, ", e.N)
-	de := e.Err
-	switch {
-	case de == nil:
-	case de.Size > 0:
-		fmt.Fprintf(&b, "%d bytes", de.Size)
-	default:
+	if e.Size > 0 {
+		fmt.Fprintf(&b, "%d bytes", e.Size)
+	} else {
 		b.WriteString("too large to be read whole")
 	}
-	if de != nil && len(de.Frame) > 0 {
+	if len(e.Frame) > 0 {
 		b.WriteString(": ")
-		b.WriteString(strconv.Quote(string(de.Frame)))
-		if de.Size == 0 || len(de.Frame) < de.Size {
+		b.WriteString(strconv.Quote(string(e.Frame)))
+		if e.Size == 0 || len(e.Frame) < e.Size {
 			b.WriteString("...")
 		}
 	}
-	b.WriteByte(')')
 	return b.String()
 }
 

@@ -118,6 +118,7 @@ func (a *App) dial(ctx context.Context, log *slog.Logger) (*client.Session, *Lin
 		// Connect has closed the connection: the process has ended.
 		if g := l.gone(); g != nil && g.early {
 			g.when = " before answering"
+			g.tell(err)
 			return nil, nil, &ExitError{Code: ExitConnect, Err: g}
 		}
 		return nil, nil, ConnectErrorf("cannot connect to the server: %v", a.describe(err))
@@ -199,6 +200,7 @@ func (a *App) WithSession(ctx context.Context, f func(ctx context.Context, s *cl
 	case errors.As(err, &e):
 		return err
 	case g != nil && g.early && !errors.As(err, &je):
+		g.tell(err)
 		return Failure(g)
 	}
 	if d := l.explain(err); d != nil {
@@ -296,6 +298,7 @@ type serverGone struct {
 	when  string // " before answering", or ""
 	line  string // the last line of its stderr, or ""
 	early bool   // it ended on its own, before mcpwire closed the connection
+	sent  string // a message it sent that was not valid JSON-RPC (invalidMessage), or ""
 }
 
 // Error returns, for example, "the server exited with status 1 before
@@ -305,7 +308,18 @@ func (e *serverGone) Error() string {
 	if e.line != "" {
 		s += ": " + e.line
 	}
+	if e.sent != "" {
+		s += "; before that, it sent a message that is not valid JSON-RPC: " + e.sent
+	}
 	return s
+}
+
+// tell notes in g the invalid message that err names, if any.
+func (g *serverGone) tell(err error) {
+	var fe *jsonrpc.FrameError
+	if errors.As(err, &fe) {
+		g.sent = invalidMessage(fe)
+	}
 }
 
 // goRunExit matches the line "go run" adds when the program it ran

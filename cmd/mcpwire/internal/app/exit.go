@@ -108,11 +108,17 @@ func OneLine(s string) string {
 
 // describe turns the error of an MCP operation into the words mcpwire
 // reports: the server's own message for a protocol error, the deadline
-// for a timeout, the error text without the library's package prefixes
+// for a timeout, what was wrong with a message of the server that was not
+// valid JSON-RPC, the error text without the library's package prefixes
 // otherwise.
 func (a *App) describe(err error) error {
 	var je *jsonrpc.Error
+	var fe *jsonrpc.FrameError
 	switch {
+	case errors.As(err, &fe) && fe.Cause == nil:
+		return fmt.Errorf("the server's answer to %s is not valid JSON-RPC: %s", fe.Method, invalidMessage(fe))
+	case errors.As(err, &fe):
+		return fmt.Errorf("%v; before that, the server sent a message that is not valid JSON-RPC: %s", a.describe(fe.Cause), invalidMessage(fe))
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("timed out after %s (see --timeout)", a.Global.Timeout)
 	case errors.Is(err, context.Canceled):
@@ -127,6 +133,13 @@ func (a *App) describe(err error) error {
 		return fmt.Errorf("server error: %s (code %d)", je.Message, int64(je.Code))
 	}
 	return errors.New(trimPrefixes(err.Error()))
+}
+
+// invalidMessage says what was wrong with a message of the server, where
+// it was and how it started (quoted: the server's bytes never reach the
+// terminal as they are).
+func invalidMessage(fe *jsonrpc.FrameError) string {
+	return fmt.Sprintf("%s (message %d from the server, %s)", fe.Err.Rule(), fe.N, fe.Err.Excerpt())
 }
 
 // trimPrefixes removes the package prefixes that the library's errors

@@ -24,9 +24,10 @@ import (
 // for MCPWIRE_BROWSER that follows the authorization URL back to
 // mcpwire). Besides testscript's commands, the scripts have
 //
-//	exits CODE PROGRAM [ARG...]
+//	exits CODE [-within DURATION] PROGRAM [ARG...]
 //
-// which runs the program like exec and checks its exit code, and
+// which runs the program like exec and checks its exit code (and that it
+// ended within DURATION), and
 //
 //	waiturl FILE VAR
 //
@@ -51,14 +52,24 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! exits")
 	}
+	var within time.Duration
+	if len(args) >= 3 && args[1] == "-within" {
+		d, err := time.ParseDuration(args[2])
+		if err != nil {
+			ts.Fatalf("exits: invalid -within %q", args[2])
+		}
+		within = d
+		args = append(args[:1:1], args[3:]...)
+	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: exits CODE PROGRAM [ARG...]")
+		ts.Fatalf("usage: exits CODE [-within DURATION] PROGRAM [ARG...]")
 	}
 	want, err := strconv.Atoi(args[0])
 	if err != nil {
 		ts.Fatalf("exits: invalid code %q", args[0])
 	}
 	got := 0
+	start := time.Now()
 	var ee *exec.ExitError
 	if err := ts.Exec(args[1], args[2:]...); errors.As(err, &ee) {
 		got = ee.ExitCode()
@@ -67,6 +78,9 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+	if d := time.Since(start); within > 0 && d > within {
+		ts.Fatalf("%s took %v, want at most %v", args[1], d.Round(time.Millisecond), within)
 	}
 }
 

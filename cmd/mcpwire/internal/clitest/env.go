@@ -18,13 +18,15 @@ import (
 )
 
 // Programs are the programs of the testscript scripts, besides mcpwire
-// itself: testserver (ServerMain), testhttpserver (HTTPServerMain) and
-// testbrowser (BrowserMain). A TestMain hands them to testscript.Main.
+// itself: testserver (ServerMain), testhttpserver (HTTPServerMain),
+// testbrowser (BrowserMain) and brokenserver (BrokenServerMain). A
+// TestMain hands them to testscript.Main.
 func Programs() map[string]func() {
 	return map[string]func(){
 		"testserver":     ServerMain,
 		"testhttpserver": HTTPServerMain,
 		"testbrowser":    BrowserMain,
+		"brokenserver":   BrokenServerMain,
 	}
 }
 
