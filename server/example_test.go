@@ -3,7 +3,9 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/mcp"
@@ -72,4 +74,49 @@ func ExampleRequest_Elicit() {
 	res, _ := sess.CallTool(ctx, &mcp.CallToolParams{Name: "greet"})
 	fmt.Println(sess.ProtocolVersion(), res.Content[0].(*mcp.TextContent).Text)
 	// Output: 2026-07-28 Hello, Ada.
+}
+
+// Shutdown lets a call in progress finish, ends the open sessions, and
+// leaves a server that refuses new ones.
+func ExampleServer_Shutdown() {
+	srv := server.New(mcp.Implementation{Name: "worker", Version: "1.0.0"}, nil)
+	started := make(chan struct{})
+	server.AddTool(srv, &mcp.Tool{Name: "work", Description: "Works for a moment"},
+		func(ctx context.Context, req *server.Request, _ struct{}) (string, error) {
+			close(started)
+			select {
+			case <-time.After(50 * time.Millisecond):
+				return "finished", nil
+			case <-ctx.Done(): // Shutdown's deadline passed
+				return "", ctx.Err()
+			}
+		})
+
+	ctx := context.Background()
+	ct, st := memory.NewPair(nil)
+	srv.Connect(ctx, st)
+	sess, _ := client.New(mcp.Implementation{Name: "example", Version: "1"}, nil).Connect(ctx, ct)
+	defer sess.Close()
+	result := make(chan string)
+	go func() {
+		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "work"})
+		if err != nil {
+			result <- err.Error()
+			return
+		}
+		result <- res.Content[0].(*mcp.TextContent).Text
+	}()
+	<-started
+
+	stop, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	fmt.Println("shutdown:", srv.Shutdown(stop))
+	fmt.Println("the call:", <-result)
+	_, st2 := memory.NewPair(nil)
+	_, err := srv.Connect(ctx, st2)
+	fmt.Println(errors.Is(err, server.ErrServerClosed))
+	// Output:
+	// shutdown: <nil>
+	// the call: finished
+	// true
 }

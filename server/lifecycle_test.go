@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -93,9 +94,11 @@ func (nopWriter) Write(context.Context, jsonrpc.Message) error { return nil }
 type stallTransport struct {
 	end *memory.Transport
 
-	mu      sync.Mutex
-	gate    chan struct{} // non-nil while stalled; closed by release
-	blocked chan struct{} // receives once when a write blocks
+	mu       sync.Mutex
+	gate     chan struct{} // non-nil while stalled; closed by release
+	honorCtx bool          // a stalled write returns when its context ends
+	failNext int           // that many writes fail at once
+	blocked  chan struct{} // receives once when a write blocks
 }
 
 func newStallTransport(end *memory.Transport) *stallTransport {
@@ -130,14 +133,28 @@ type stallConn struct {
 
 func (c stallConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	c.t.mu.Lock()
-	gate := c.t.gate
+	gate, honor, fail := c.t.gate, c.t.honorCtx, c.t.failNext > 0
+	if fail {
+		c.t.failNext--
+	}
 	c.t.mu.Unlock()
+	if fail {
+		return errors.New("write: broken pipe")
+	}
 	if gate != nil {
 		select {
 		case c.t.blocked <- struct{}{}:
 		default:
 		}
-		<-gate
+		var done <-chan struct{}
+		if honor {
+			done = ctx.Done()
+		}
+		select {
+		case <-gate:
+		case <-done:
+			return ctx.Err()
+		}
 	}
 	return c.Conn.Write(ctx, m)
 }
@@ -145,6 +162,7 @@ func (c stallConn) Write(ctx context.Context, m jsonrpc.Message) error {
 // notePeer is a raw legacy client that counts the notifications it gets.
 type notePeer struct {
 	conn *jsonrpc.Conn
+	sess *server.Session // the server's end
 	mu   sync.Mutex
 	got  map[string]int
 	note chan string // every notification's method, as it arrives
@@ -166,7 +184,7 @@ func dialNotes(t *testing.T, srv *server.Server, wrap func(*memory.Transport) tr
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &notePeer{got: make(map[string]int), note: make(chan string, 1000)}
+	p := &notePeer{sess: ss, got: make(map[string]int), note: make(chan string, 1000)}
 	p.conn = jsonrpc.NewConn(c, &jsonrpc.Options{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		if !req.IsCall() {
 			p.mu.Lock()
@@ -278,4 +296,107 @@ func testListChangedStuckClient(t *testing.T) {
 	if got := fast.count(mcp.NotificationToolListChanged); got < 1 || got > changes {
 		t.Errorf("the other session got %d tools/list_changed, want 1 to %d", got, changes)
 	}
+}
+
+// A client whose deliveries keep failing is given up after three of them
+// (here each times out after NotifyTimeout): its session is closed, and
+// nothing is retried for ever. The changes meanwhile return at once.
+func TestNotificationsToAFailingClientAreNotRetriedForever(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := server.New(mcp.Implementation{Name: "failing", Version: "1"}, &server.Options{NotifyTimeout: 5 * time.Second})
+		var stuck *stallTransport
+		p := dialNotes(t, srv, func(end *memory.Transport) transport.Transport {
+			stuck = newStallTransport(end)
+			return stuck
+		})
+		stuck.mu.Lock()
+		stuck.honorCtx = true
+		stuck.mu.Unlock()
+		stuck.stall()
+		t0 := time.Now()
+		for i := range 5 {
+			addTool(t, srv, fmt.Sprint("t", i))
+		}
+		if d := time.Since(t0); d != 0 {
+			t.Errorf("AddTool waited %v for a client that does not read", d)
+		}
+		time.Sleep(15*time.Second - time.Millisecond)
+		synctest.Wait()
+		select {
+		case <-p.sess.Done():
+			t.Fatal("the session was given up before its third failed delivery")
+		default:
+		}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		select {
+		case <-p.sess.Done():
+		default:
+			t.Fatal("the session is still open after three failed deliveries")
+		}
+		stuck.release()
+	})
+}
+
+// A delivery that fails once is tried again: the notification is not
+// lost.
+func TestNotificationFailingOnceIsDeliveredLater(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := server.New(mcp.Implementation{Name: "flaky", Version: "1"}, nil)
+		var flaky *stallTransport
+		p := dialNotes(t, srv, func(end *memory.Transport) transport.Transport {
+			flaky = newStallTransport(end)
+			return flaky
+		})
+		flaky.mu.Lock()
+		flaky.failNext = 1
+		flaky.mu.Unlock()
+		srv.AddResource(&mcp.Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, r *server.Request, _ *mcp.ReadResourceParams, _ map[string]string) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		})
+		p.waitNote(t, mcp.NotificationResourceListChanged)
+		synctest.Wait()
+		if got := p.count(mcp.NotificationResourceListChanged); got != 1 {
+			t.Errorf("%d resources/list_changed, want 1", got)
+		}
+		select {
+		case <-p.sess.Done():
+			t.Error("one failed delivery closed the session")
+		default:
+		}
+	})
+}
+
+// Resource updates are coalesced per URI while a client is stuck.
+func TestResourceUpdatesAreCoalescedPerURI(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := server.New(mcp.Implementation{Name: "updates", Version: "1"}, nil)
+		srv.AddResource(&mcp.Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, r *server.Request, _ *mcp.ReadResourceParams, _ map[string]string) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		})
+		var stuck *stallTransport
+		p := dialNotes(t, srv, func(end *memory.Transport) transport.Transport {
+			stuck = newStallTransport(end)
+			return stuck
+		})
+		for _, uri := range []string{"test://a", "test://b"} {
+			if err := p.conn.Call(context.Background(), mcp.MethodSubscribe, map[string]any{"uri": uri}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait()
+		stuck.stall()
+		srv.ResourceUpdated("test://a") // in flight when the client stuck
+		<-stuck.blocked
+		for range 5 {
+			srv.ResourceUpdated("test://a")
+			srv.ResourceUpdated("test://b")
+			srv.ResourceUpdated("test://not-subscribed")
+		}
+		stuck.release()
+		synctest.Wait()
+		if got := p.count(mcp.NotificationResourceUpdated); got != 3 {
+			t.Errorf("%d resources/updated, want 3: a in flight, then a and b once each", got)
+		}
+	})
 }

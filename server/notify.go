@@ -80,15 +80,26 @@ type note struct {
 type pendingNotes struct {
 	keys  []string
 	notes map[string]note
+	count [2]int // keys waiting of each kind: resource updates, task states
+}
+
+// noteKind returns the index in pendingNotes.count of a key's kind.
+func noteKind(key string) int {
+	if key[0] == 't' {
+		return 1
+	}
+	return 0
 }
 
 // put adds or replaces the note of key; it reports false, doing nothing,
-// when limit keys are waiting already.
+// when limit keys of its kind are waiting already.
 func (p *pendingNotes) put(key string, n note, limit int) bool {
 	if _, ok := p.notes[key]; !ok {
-		if len(p.keys) >= limit {
+		k := noteKind(key)
+		if p.count[k] >= limit {
 			return false
 		}
+		p.count[k]++
 		p.keys = append(p.keys, key)
 	}
 	p.notes[key] = n
@@ -124,12 +135,19 @@ func (s *Server) post(t target, add func(b *outbox) bool) {
 }
 
 // putNote is an add function of post for a resource update or a task
-// state, keyed by key.
+// state, keyed by key. What waits for one target is bounded: resource
+// updates by MaxSubscriptions (a client watches no more resources than
+// that, but it may churn its subscriptions while it does not read), task
+// states by the tasks a client may own or watch.
 func (s *Server) putNote(b *outbox, key string, n note) bool {
 	if b.more == nil {
 		b.more = &pendingNotes{notes: make(map[string]note)}
 	}
-	if b.more.put(key, n, s.opts.MaxSubscriptions) {
+	limit := s.opts.MaxSubscriptions
+	if noteKind(key) == 1 {
+		limit = s.tasks.noteLimit()
+	}
+	if b.more.put(key, n, limit) {
 		return true
 	}
 	s.log.Warn("mcp server: a client is not reading its notifications; one is dropped",
@@ -184,7 +202,11 @@ func (s *Server) deliverAll(t target, lists listKinds, more *pendingNotes) error
 			continue
 		}
 		if err := s.deliverOne(t, note{method: lm.method}); err != nil {
-			s.putBack(t, lists, more, nil)
+			var keys []string
+			if more != nil {
+				keys = more.keys
+			}
+			s.putBack(t, lists, more, keys)
 			return err
 		}
 		lists &^= lm.kind

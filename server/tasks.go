@@ -144,6 +144,7 @@ type taskEngine struct {
 	store             TaskStore
 	threshold         time.Duration
 	ttl, maxTTL, poll time.Duration
+	maxPerOwner       int // TaskOptions.MaxTasksPerOwner, or its default
 
 	mu        sync.Mutex
 	stopping  bool                  // Shutdown is under way: no new handler starts
@@ -163,6 +164,7 @@ func newTaskEngine(s *Server, o *TaskOptions) *taskEngine {
 	if e.store == nil {
 		e.store = NewMemoryTaskStore(o.MaxTasks, o.MaxTasksPerOwner)
 	}
+	e.maxPerOwner = orDefault(o.MaxTasksPerOwner, DefaultMaxTasksPerOwner)
 	if e.threshold == 0 {
 		e.threshold = DefaultTaskThreshold
 	}
@@ -178,6 +180,15 @@ func newTaskEngine(s *Server, o *TaskOptions) *taskEngine {
 	}
 	e.poll = max(e.poll, time.Millisecond)
 	return e
+}
+
+// noteLimit bounds the task notifications waiting for one client (see
+// Server.putNote): the tasks it may own, or watch with a listen.
+func (e *taskEngine) noteLimit() int {
+	if e == nil {
+		return maxListenTaskIDs
+	}
+	return max(e.maxPerOwner, maxListenTaskIDs)
 }
 
 // noOwner owns nothing: the owner of a legacy session that created no
