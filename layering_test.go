@@ -16,31 +16,32 @@ const module = "github.com/mcpwire/mcpwire"
 // trailing "/..." covers a subtree). It is the diagram of docs/design.md.
 // A package missing from the table fails the test: add it deliberately.
 var layers = map[string][]string{
-	"":                         {}, // the module's overview (doc.go)
-	"jsonrpc":                  {},
-	"mcp":                      {"jsonrpc"},
-	"transport":                {"jsonrpc"},
-	"transport/stdio":          {"transport", "mcp", "jsonrpc"},
-	"transport/memory":         {"transport", "mcp", "jsonrpc"},
-	"transport/command":        {"transport", "mcp", "jsonrpc"},
-	"transport/streamable":     {"transport", "transport/internal/sse", "internal/track", "mcp", "jsonrpc"},
-	"transport/sse":            {"transport", "transport/internal/sse", "internal/track", "mcp", "jsonrpc"},
-	"transport/internal/sse":   {"transport", "jsonrpc"},
-	"internal/track":           {},
-	"transport/observetest":    {}, // tests only: every transport's observer, end to end
-	"internal/jsonschema":      {},
-	"internal/jsonschema/full": {"internal/jsonschema"},
-	"internal/peer":            {"mcp", "transport", "jsonrpc"},
-	"server":                   {"internal/peer", "internal/jsonschema", "internal/track", "mcp", "transport", "jsonrpc"},
-	"server/fullschema":        {"internal/jsonschema/full"},
-	"client":                   {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
-	"auth":                     {"mcp", "jsonrpc"},
-	"store":                    {"mcp", "jsonrpc"},
-	"store/redis":              {"store", "mcp", "jsonrpc"},
-	"mcptest":                  {"server", "client", "transport/...", "mcp", "jsonrpc"},
-	"servers/sqlite":           {"server", "mcp"},
-	"servers/git":              {"server", "mcp"},
-	"cmd/mcpwire":              {"cmd/mcpwire/internal/cli"},
+	"":                          {}, // the module's overview (doc.go)
+	"jsonrpc":                   {},
+	"mcp":                       {"jsonrpc"},
+	"transport":                 {"jsonrpc"},
+	"transport/stdio":           {"transport", "mcp", "jsonrpc"},
+	"transport/memory":          {"transport", "mcp", "jsonrpc"},
+	"transport/command":         {"transport", "mcp", "jsonrpc"},
+	"transport/streamable":      {"transport", "transport/internal/sse", "internal/track", "mcp", "jsonrpc"},
+	"transport/sse":             {"transport", "transport/internal/sse", "internal/track", "mcp", "jsonrpc"},
+	"transport/internal/sse":    {"transport", "jsonrpc"},
+	"transport/internal/memnet": {}, // tests only: the in-memory network of the HTTP transports' tests
+	"internal/track":            {},
+	"transport/observetest":     {}, // tests only: every transport's observer, end to end
+	"internal/jsonschema":       {},
+	"internal/jsonschema/full":  {"internal/jsonschema"},
+	"internal/peer":             {"mcp", "transport", "jsonrpc"},
+	"server":                    {"internal/peer", "internal/jsonschema", "internal/track", "mcp", "transport", "jsonrpc"},
+	"server/fullschema":         {"internal/jsonschema/full"},
+	"client":                    {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
+	"auth":                      {"mcp", "jsonrpc"},
+	"store":                     {"mcp", "jsonrpc"},
+	"store/redis":               {"store", "mcp", "jsonrpc"},
+	"mcptest":                   {"server", "client", "transport/...", "mcp", "jsonrpc"},
+	"servers/sqlite":            {"server", "mcp"},
+	"servers/git":               {"server", "mcp"},
+	"cmd/mcpwire":               {"cmd/mcpwire/internal/cli"},
 
 	"servers/filesystem":                {"server", "mcp", "servers/filesystem/internal/glob", "servers/filesystem/internal/udiff"},
 	"servers/filesystem/internal/glob":  {},
@@ -80,7 +81,7 @@ var public = []string{"jsonrpc", "mcp", "transport/...", "server", "server/fulls
 
 // stdlibOnly lists packages that may import nothing outside the standard
 // library and the module: the core every user links.
-var stdlibOnly = []string{"jsonrpc", "mcp", "transport", "transport/internal/sse", "internal/track", "transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "internal/peer"}
+var stdlibOnly = []string{"jsonrpc", "mcp", "transport", "transport/internal/sse", "transport/internal/memnet", "internal/track", "transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "internal/peer"}
 
 func matches(pkg string, patterns []string) bool {
 	for _, p := range patterns {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -203,71 +204,75 @@ func TestLineConnFramesAreNotShared(t *testing.T) {
 }
 
 func TestLineConnReadUnblocksOnClose(t *testing.T) {
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	c := NewLineConn(pr, io.Discard, pr, nil)
-	startReader(c)
-	errc := make(chan error, 1)
-	go func() {
-		_, err := c.Read(context.Background())
-		errc <- err
-	}()
-	time.Sleep(10 * time.Millisecond) // let Read block
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-errc:
-		if err != jsonrpc.ErrClosed {
-			t.Errorf("Read = %v, want jsonrpc.ErrClosed", err)
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		defer pw.Close()
+		c := NewLineConn(pr, io.Discard, pr, nil)
+		startReader(c)
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.Read(context.Background())
+			errc <- err
+		}()
+		synctest.Wait() // Read is blocked
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Read did not return after Close")
-	}
-	select {
-	case <-c.(*lineConn).readerDone:
-	default:
-		t.Error("the reader goroutine outlived Close")
-	}
-	if _, err := c.Read(context.Background()); err != jsonrpc.ErrClosed {
-		t.Errorf("Read after Close = %v", err)
-	}
-	if err := c.Write(context.Background(), &jsonrpc.Request{Method: "x"}); err != jsonrpc.ErrClosed {
-		t.Errorf("Write after Close = %v", err)
-	}
-	if err := c.Close(); err != nil {
-		t.Errorf("second Close = %v", err)
-	}
+		select {
+		case err := <-errc:
+			if err != jsonrpc.ErrClosed {
+				t.Errorf("Read = %v, want jsonrpc.ErrClosed", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Read did not return after Close")
+		}
+		select {
+		case <-c.(*lineConn).readerDone:
+		default:
+			t.Error("the reader goroutine outlived Close")
+		}
+		if _, err := c.Read(context.Background()); err != jsonrpc.ErrClosed {
+			t.Errorf("Read after Close = %v", err)
+		}
+		if err := c.Write(context.Background(), &jsonrpc.Request{Method: "x"}); err != jsonrpc.ErrClosed {
+			t.Errorf("Write after Close = %v", err)
+		}
+		if err := c.Close(); err != nil {
+			t.Errorf("second Close = %v", err)
+		}
+	})
 }
 
 // TestLineConnCloseWithoutCloser covers os.Stdin: nothing can interrupt
 // the read, so Read returns at once and the reader goroutine ends with the
 // next input.
 func TestLineConnCloseWithoutCloser(t *testing.T) {
-	pr, pw := io.Pipe()
-	c := NewLineConn(pr, io.Discard, nil, nil)
-	startReader(c)
-	errc := make(chan error, 1)
-	go func() {
-		_, err := c.Read(context.Background())
-		errc <- err
-	}()
-	time.Sleep(10 * time.Millisecond)
-	start := time.Now()
-	c.Close()
-	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Errorf("Close took %v", d)
-	}
-	if err := <-errc; err != jsonrpc.ErrClosed {
-		t.Errorf("Read = %v", err)
-	}
-	go pw.Write([]byte(linePing + "\n")) // the next input
-	select {
-	case <-c.(*lineConn).readerDone:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the reader goroutine did not end on the next input")
-	}
-	pw.Close()
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		c := NewLineConn(pr, io.Discard, nil, nil)
+		startReader(c)
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.Read(context.Background())
+			errc <- err
+		}()
+		synctest.Wait() // Read is blocked
+		start := time.Now()
+		c.Close()
+		if d := time.Since(start); d != 0 {
+			t.Errorf("Close waited %v (fake time)", d)
+		}
+		if err := <-errc; err != jsonrpc.ErrClosed {
+			t.Errorf("Read = %v", err)
+		}
+		go pw.Write([]byte(linePing + "\n")) // the next input
+		select {
+		case <-c.(*lineConn).readerDone:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the reader goroutine did not end on the next input")
+		}
+		pw.Close()
+	})
 }
 
 // startReader makes c start its reader goroutine, as a first Read does.

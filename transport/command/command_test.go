@@ -22,8 +22,9 @@ import (
 
 // logStore records what the stderr logger receives.
 type logStore struct {
-	mu   sync.Mutex
-	recs []map[string]string
+	mu      sync.Mutex
+	recs    []map[string]string
+	changed chan struct{} // closed (and replaced) when a record comes
 }
 
 type logHandler struct {
@@ -32,7 +33,7 @@ type logHandler struct {
 }
 
 func newLogger() (*slog.Logger, *logStore) {
-	s := &logStore{}
+	s := &logStore{changed: make(chan struct{})}
 	return slog.New(&logHandler{store: s}), s
 }
 
@@ -49,6 +50,8 @@ func (h *logHandler) Handle(_ context.Context, r slog.Record) error {
 	})
 	h.store.mu.Lock()
 	h.store.recs = append(h.store.recs, m)
+	close(h.store.changed)
+	h.store.changed = make(chan struct{})
 	h.store.mu.Unlock()
 	return nil
 }
@@ -59,30 +62,35 @@ func (h *logHandler) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (h *logHandler) WithGroup(string) slog.Handler { return h }
 
-// find returns the record of the stderr line that starts with prefix.
-func (s *logStore) find(prefix string) map[string]string {
+// find returns the record of the stderr line that starts with prefix,
+// and a channel closed when the next record comes.
+func (s *logStore) find(prefix string) (map[string]string, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.recs {
 		if strings.HasPrefix(r["line"], prefix) {
-			return r
+			return r, nil
 		}
 	}
-	return nil
+	return nil, s.changed
 }
 
-// wait waits for the stderr line that starts with prefix.
+// wait waits for the stderr line that starts with prefix, woken by each
+// record, within a generous deadline.
 func (s *logStore) wait(t *testing.T, prefix string) map[string]string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if r := s.find(prefix); r != nil {
+	deadline := time.After(10 * time.Second)
+	for {
+		r, changed := s.find(prefix)
+		if r != nil {
 			return r
 		}
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("no stderr line %q was logged", prefix)
+		}
 	}
-	t.Fatalf("no stderr line %q was logged", prefix)
-	return nil
 }
 
 func start(t testing.TB, mode string, opts *Options) *Conn {
@@ -133,7 +141,7 @@ func TestCallAndGracefulShutdown(t *testing.T) {
 	default:
 		t.Error("Close returned before the process was reaped")
 	}
-	if logs.find("echo: bye") == nil {
+	if r, _ := logs.find("echo: bye"); r == nil {
 		t.Error("the server's last stderr line was lost")
 	}
 	if err := c.ExitError(); err != nil {
@@ -209,7 +217,7 @@ func TestSIGTERMWhenStdinIsIgnored(t *testing.T) {
 	if d < term || d > 5*time.Second {
 		t.Errorf("Close took %v, want a little more than %v", d, term)
 	}
-	if logs.find("got SIGTERM") == nil {
+	if r, _ := logs.find("got SIGTERM"); r == nil {
 		t.Error("the server did not get SIGTERM")
 	}
 	if code := c.cmd.ProcessState.ExitCode(); code != 3 {
@@ -285,7 +293,10 @@ func TestCloseUnblocksRead(t *testing.T) {
 		_, err := c.Read(context.Background())
 		errc <- err
 	}()
-	time.Sleep(20 * time.Millisecond)
+	// Close may come before Read starts waiting; either way Read returns
+	// ErrClosed. That Close unblocks a Read already waiting is proven by
+	// transport's TestLineConnReadUnblocksOnClose, in a synctest bubble:
+	// a process's conn is a line connection.
 	c.Close()
 	if err := <-errc; err != jsonrpc.ErrClosed {
 		t.Errorf("Read = %v, want jsonrpc.ErrClosed", err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -133,51 +134,55 @@ func TestCloseEndsBothSides(t *testing.T) {
 }
 
 func TestReadUnblocks(t *testing.T) {
-	c, s := connect(t, nil)
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
-	if _, err := c.Read(ctx); err != context.DeadlineExceeded {
-		t.Errorf("Read = %v, want context.DeadlineExceeded", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		c, s := connect(t, nil)
+		defer s.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		defer cancel()
+		if _, err := c.Read(ctx); err != context.DeadlineExceeded {
+			t.Errorf("Read = %v, want context.DeadlineExceeded", err)
+		}
 
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	for i, conn := range []transport.Conn{c, s} {
-		wg.Go(func() {
-			_, errs[i] = conn.Read(context.Background())
-		})
-	}
-	time.Sleep(10 * time.Millisecond)
-	c.Close()
-	wg.Wait()
-	if errs[0] != jsonrpc.ErrClosed || errs[1] != io.EOF {
-		t.Errorf("pending Reads returned %v (closed end) and %v (peer), want jsonrpc.ErrClosed and io.EOF", errs[0], errs[1])
-	}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i, conn := range []transport.Conn{c, s} {
+			wg.Go(func() {
+				_, errs[i] = conn.Read(context.Background())
+			})
+		}
+		synctest.Wait() // both Reads are blocked
+		c.Close()
+		wg.Wait()
+		if errs[0] != jsonrpc.ErrClosed || errs[1] != io.EOF {
+			t.Errorf("pending Reads returned %v (closed end) and %v (peer), want jsonrpc.ErrClosed and io.EOF", errs[0], errs[1])
+		}
+	})
 }
 
 func TestWriteBlocksWhenTheQueueIsFull(t *testing.T) {
-	c, s := connect(t, nil)
-	defer s.Close()
-	ctx := context.Background()
-	m := &jsonrpc.Request{Method: "x"}
-	for range queueLen {
-		if err := c.Write(ctx, m); err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		c, s := connect(t, nil)
+		defer s.Close()
+		ctx := context.Background()
+		m := &jsonrpc.Request{Method: "x"}
+		for range queueLen {
+			if err := c.Write(ctx, m); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	tctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
-	defer cancel()
-	if err := c.Write(tctx, m); err != context.DeadlineExceeded {
-		t.Errorf("Write to a full queue = %v, want context.DeadlineExceeded", err)
-	}
-	done := make(chan error)
-	go func() { done <- c.Write(ctx, m) }()
-	time.Sleep(10 * time.Millisecond)
-	s.Close()
-	if err := <-done; err != jsonrpc.ErrClosed {
-		t.Errorf("blocked Write after Close = %v", err)
-	}
+		tctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+		defer cancel()
+		if err := c.Write(tctx, m); err != context.DeadlineExceeded {
+			t.Errorf("Write to a full queue = %v, want context.DeadlineExceeded", err)
+		}
+		done := make(chan error)
+		go func() { done <- c.Write(ctx, m) }()
+		synctest.Wait() // the Write is blocked
+		s.Close()
+		if err := <-done; err != jsonrpc.ErrClosed {
+			t.Errorf("blocked Write after Close = %v", err)
+		}
+	})
 }
 
 func TestConnectOnce(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -16,6 +17,7 @@ import (
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/transport/internal/memnet"
 	wire "github.com/mcpwire/mcpwire/transport/internal/sse"
 	"github.com/mcpwire/mcpwire/transport/sse"
 )
@@ -57,12 +59,13 @@ func svNewServer(t *testing.T, release chan struct{}) *server.Server {
 	return s
 }
 
-// svEnv is a Handler on 127.0.0.1.
+// svEnv is a Handler on 127.0.0.1, or on an in-memory network.
 type svEnv struct {
 	t      *testing.T
 	srv    *server.Server
 	h      *sse.Handler
-	ts     *httptest.Server
+	ts     *httptest.Server // nil in memory
+	base   string           // the server's URL
 	client *http.Client
 }
 
@@ -80,7 +83,23 @@ func svStart(t *testing.T, opts *sse.HandlerOptions, release chan struct{}) *svE
 		tr.CloseIdleConnections()
 		srv.Close()
 	})
-	return &svEnv{t: t, srv: srv, h: h, ts: ts, client: &http.Client{Transport: tr}}
+	return &svEnv{t: t, srv: srv, h: h, ts: ts, base: ts.URL, client: &http.Client{Transport: tr}}
+}
+
+// svStartMem is svStart on an in-memory network (package memnet), for
+// tests run by synctest.Test.
+func svStartMem(t *testing.T, opts *sse.HandlerOptions, release chan struct{}) *svEnv {
+	srv := svNewServer(t, release)
+	h := sse.NewHandler(srv, opts)
+	mux := http.NewServeMux()
+	mux.Handle("/sse", h)
+	n := memnet.Serve(mux)
+	t.Cleanup(func() {
+		h.Close()
+		n.Close()
+		srv.Close()
+	})
+	return &svEnv{t: t, srv: srv, h: h, base: "http://mcp.test", client: n.Client}
 }
 
 func (e *svEnv) do(method, url string, hdr http.Header, body string) *http.Response {
@@ -103,7 +122,7 @@ func (e *svEnv) do(method, url string, hdr http.Header, body string) *http.Respo
 // open opens a stream and returns its reader and the POST URL.
 func (e *svEnv) open() (*http.Response, *wire.Reader, string) {
 	e.t.Helper()
-	resp := e.do("GET", e.ts.URL+"/sse", http.Header{"Accept": {"text/event-stream"}}, "")
+	resp := e.do("GET", e.base+"/sse", http.Header{"Accept": {"text/event-stream"}}, "")
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		e.t.Fatalf("GET: %d", resp.StatusCode)
 	}
@@ -112,7 +131,7 @@ func (e *svEnv) open() (*http.Response, *wire.Reader, string) {
 	if err != nil || ev.Name != "endpoint" || !strings.HasPrefix(string(ev.Data), "/sse?sessionId=") {
 		e.t.Fatalf("endpoint event %+v %v", ev, err)
 	}
-	return resp, r, e.ts.URL + string(ev.Data)
+	return resp, r, e.base + string(ev.Data)
 }
 
 func (e *svEnv) send(url, body string) int {
@@ -144,50 +163,49 @@ func next(t *testing.T, r *wire.Reader) map[string]any {
 // endpoint event, 202 for every POST, answers and server messages on the
 // stream, a sampling request answered by POST.
 func TestServerRawConversation(t *testing.T) {
-	e := svStart(t, nil, nil)
-	get, r, url := e.open()
-	defer get.Body.Close()
-	if st := e.send(url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}`); st != 202 {
-		t.Fatalf("initialize: %d", st)
-	}
-	if m := next(t, r); m["id"] != 1.0 || m["result"].(map[string]any)["protocolVersion"] != "2024-11-05" {
-		t.Fatalf("initialize result %v", m)
-	}
-	if st := e.send(url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); st != 202 {
-		t.Fatalf("initialized: %d", st)
-	}
-	e.send(url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chatty","arguments":{},"_meta":{"progressToken":"p"}}}`)
-	var methods []string
-	for {
-		m := next(t, r)
-		if m["id"] == 2.0 {
-			break
+	synctest.Test(t, func(t *testing.T) {
+		e := svStartMem(t, nil, nil)
+		get, r, url := e.open()
+		defer get.Body.Close()
+		if st := e.send(url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}`); st != 202 {
+			t.Fatalf("initialize: %d", st)
 		}
-		methods = append(methods, m["method"].(string))
-	}
-	if fmt.Sprint(methods) != "[notifications/progress notifications/message notifications/progress]" {
-		t.Errorf("notifications %v", methods)
-	}
-	e.send(url, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sample","arguments":{}}}`)
-	req := next(t, r)
-	if req["method"] != "sampling/createMessage" {
-		t.Fatalf("expected a sampling request, got %v", req)
-	}
-	if st := e.send(url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m7"}}`, req["id"])); st != 202 {
-		t.Fatalf("answer: %d", st)
-	}
-	if m := next(t, r); m["id"] != 3.0 || !strings.Contains(fmt.Sprint(m["result"]), "model m7") {
-		t.Fatalf("sample result %v", m)
-	}
-	// The session ends with its stream.
-	get.Body.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for e.send(url, `{"jsonrpc":"2.0","id":4,"method":"ping"}`) != 404 {
-		if time.Now().After(deadline) {
-			t.Fatal("the session outlived its stream")
+		if m := next(t, r); m["id"] != 1.0 || m["result"].(map[string]any)["protocolVersion"] != "2024-11-05" {
+			t.Fatalf("initialize result %v", m)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		if st := e.send(url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); st != 202 {
+			t.Fatalf("initialized: %d", st)
+		}
+		e.send(url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chatty","arguments":{},"_meta":{"progressToken":"p"}}}`)
+		var methods []string
+		for {
+			m := next(t, r)
+			if m["id"] == 2.0 {
+				break
+			}
+			methods = append(methods, m["method"].(string))
+		}
+		if fmt.Sprint(methods) != "[notifications/progress notifications/message notifications/progress]" {
+			t.Errorf("notifications %v", methods)
+		}
+		e.send(url, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sample","arguments":{}}}`)
+		req := next(t, r)
+		if req["method"] != "sampling/createMessage" {
+			t.Fatalf("expected a sampling request, got %v", req)
+		}
+		if st := e.send(url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m7"}}`, req["id"])); st != 202 {
+			t.Fatalf("answer: %d", st)
+		}
+		if m := next(t, r); m["id"] != 3.0 || !strings.Contains(fmt.Sprint(m["result"]), "model m7") {
+			t.Fatalf("sample result %v", m)
+		}
+		// The session ends with its stream.
+		get.Body.Close()
+		synctest.Wait() // the server has seen the stream go
+		if st := e.send(url, `{"jsonrpc":"2.0","id":4,"method":"ping"}`); st != 404 {
+			t.Fatalf("a POST to the session after its stream ended: %d, want 404", st)
+		}
+	})
 }
 
 // TestServerWithClient runs the real client over the transport, which

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -37,49 +38,48 @@ func (b *syncBuffer) String() string {
 }
 
 func TestServeOverSubstitutedStdio(t *testing.T) {
-	in, stdin := io.Pipe()
-	out := &syncBuffer{}
-	conn, err := New(&Options{Stdin: in, Stdout: out}).Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-		if req.Method == "ping" {
-			return struct{}{}, nil
+	synctest.Test(t, func(t *testing.T) {
+		in, stdin := io.Pipe()
+		out := &syncBuffer{}
+		conn, err := New(&Options{Stdin: in, Stdout: out}).Connect(context.Background())
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "")
+		h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if req.Method == "ping" {
+				return struct{}{}, nil
+			}
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "")
+		})
+		c := jsonrpc.NewConn(conn, &jsonrpc.Options{Handler: h})
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"+
+			"not json\n"+
+			`{"jsonrpc":"2.0","id":2,"method":"nope"}`+"\r\n")
+		want := map[string]bool{
+			`{"jsonrpc":"2.0","id":1,"result":{}}`: true,
+			`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: invalid literal at offset 0"}}`: true,
+			`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}`:                  true,
+		}
+		synctest.Wait() // every line is read and answered
+		stdin.Close()   // the client's first step of shutdown
+		select {
+		case <-c.Done(): // the end of stdin ends the connection
+		case <-time.After(5 * time.Second):
+			t.Fatal("the connection did not end at the end of stdin")
+		}
+		if err := c.Wait(); err != nil {
+			t.Errorf("Wait = %v", err)
+		}
+		got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if len(got) != len(want) {
+			t.Fatalf("stdout holds %q", got)
+		}
+		for _, line := range got {
+			if !want[line] {
+				t.Errorf("unexpected line on stdout: %s", line)
+			}
+		}
 	})
-	c := jsonrpc.NewConn(conn, &jsonrpc.Options{Handler: h})
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"+
-		"not json\n"+
-		`{"jsonrpc":"2.0","id":2,"method":"nope"}`+"\r\n")
-	want := map[string]bool{
-		`{"jsonrpc":"2.0","id":1,"result":{}}`: true,
-		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: invalid literal at offset 0"}}`: true,
-		`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}`:                  true,
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for strings.Count(out.String(), "\n") < len(want) && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	stdin.Close() // the client's first step of shutdown
-	select {
-	case <-c.Done(): // the end of stdin ends the connection
-	case <-time.After(5 * time.Second):
-		t.Fatal("the connection did not end at the end of stdin")
-	}
-	if err := c.Wait(); err != nil {
-		t.Errorf("Wait = %v", err)
-	}
-	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	if len(got) != len(want) {
-		t.Fatalf("stdout holds %q", got)
-	}
-	for _, line := range got {
-		if !want[line] {
-			t.Errorf("unexpected line on stdout: %s", line)
-		}
-	}
 }
 
 func TestConnectOnce(t *testing.T) {
@@ -104,29 +104,31 @@ func TestDefaultsAreTheProcessStdio(t *testing.T) {
 // TestCloseDoesNotCloseStdio: the process's stdin and stdout are not the
 // connection's to close, and Close must not wait for a read of stdin.
 func TestCloseDoesNotCloseStdio(t *testing.T) {
-	pr, pw := io.Pipe()
-	out := &closeRecorder{}
-	c, err := New(&Options{Stdin: pr, Stdout: out}).Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	errc := make(chan error, 1)
-	go func() {
-		_, err := c.Read(context.Background())
-		errc <- err
-	}()
-	time.Sleep(10 * time.Millisecond)
-	c.Close()
-	if err := <-errc; !errors.Is(err, jsonrpc.ErrClosed) {
-		t.Errorf("Read = %v", err)
-	}
-	if out.closed {
-		t.Error("Close closed stdout")
-	}
-	if _, err := pw.Write([]byte("\n")); err != nil { // stdin is still open
-		t.Errorf("stdin was closed: %v", err)
-	}
-	pw.Close()
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		out := &closeRecorder{}
+		c, err := New(&Options{Stdin: pr, Stdout: out}).Connect(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.Read(context.Background())
+			errc <- err
+		}()
+		synctest.Wait() // Read is blocked
+		c.Close()
+		if err := <-errc; !errors.Is(err, jsonrpc.ErrClosed) {
+			t.Errorf("Read = %v", err)
+		}
+		if out.closed {
+			t.Error("Close closed stdout")
+		}
+		if _, err := pw.Write([]byte("\n")); err != nil { // stdin is still open
+			t.Errorf("stdin was closed: %v", err)
+		}
+		pw.Close()
+	})
 }
 
 type closeRecorder struct{ closed bool }

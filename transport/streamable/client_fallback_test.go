@@ -243,7 +243,7 @@ func TestClientLegacyOnlyServer(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	sess, err := client.New(mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, streamable.NewTransport(m.URL, nil))
+	sess, err := client.New(mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, streamable.NewTransport(m.URL, &streamable.ClientOptions{HTTPClient: m.Client}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -45,10 +45,14 @@ type clHit struct {
 
 // clMock is the scripted server. Its fields are set by the setup function
 // of clNewMock, before it serves.
+//
+// It is served on an in-memory network (memNet): dial it with m.dial, or
+// give m.Client to the transport. Tests whose verdict depends on time
+// (a retry delay, nothing more arriving) run in a synctest bubble.
 type clMock struct {
-	t   *testing.T
-	ts  *httptest.Server
-	URL string
+	t      *testing.T
+	URL    string
+	Client *http.Client
 
 	// Sessions makes initialize hand out session ids (sess-1, sess-2,
 	// ...), required on every later POST: 400 without, 404 for an
@@ -82,13 +86,20 @@ func clNewMock(t *testing.T, setup func(m *clMock)) *clMock {
 	if setup != nil {
 		setup(m)
 	}
-	m.ts = httptest.NewServer(http.HandlerFunc(m.serve))
-	m.URL = m.ts.URL
-	t.Cleanup(func() {
-		m.ts.CloseClientConnections()
-		m.ts.Close()
-	})
+	m.Client = newMemNet(t, http.HandlerFunc(m.serve)).Client
+	m.URL = "http://mcp.test"
 	return m
+}
+
+// dial returns a client conn to the mock (opts may be nil).
+func (m *clMock) dial(t *testing.T, opts *streamable.ClientOptions) *streamable.ClientConn {
+	t.Helper()
+	o := streamable.ClientOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	o.HTTPClient = m.Client
+	return clDial(t, m.URL, &o)
 }
 
 func (m *clMock) serve(w http.ResponseWriter, r *http.Request) {
@@ -217,15 +228,20 @@ func (m *clMock) requests(method, rpc string) []clHit {
 	return out
 }
 
-// waitFor waits until cond holds, for at most 5 seconds.
+// waitFor waits until cond holds, in the test's synctest bubble: it
+// checks whenever the client and the mock have done all they can, and
+// lets the fake clock run (a minute at most) for what waits on timers.
 func (m *clMock) waitFor(what string, cond func() bool) {
 	m.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			m.t.Fatalf("timed out waiting for %s", what)
+	for start := time.Now(); ; {
+		synctest.Wait()
+		if cond() {
+			return
 		}
-		time.Sleep(5 * time.Millisecond)
+		if time.Since(start) > time.Minute {
+			m.t.Fatalf("no %s after a minute of fake time", what)
+		}
+		time.Sleep(10 * time.Millisecond) // fake time
 	}
 }
 
@@ -288,7 +304,8 @@ func clRecv(t *testing.T, c *streamable.ClientConn) string {
 	return string(b)
 }
 
-// clExpectQuiet checks that nothing arrives on c for d.
+// clExpectQuiet checks that nothing arrives on c for d: in a synctest
+// bubble, d of fake time, in which everything that could happen does.
 func clExpectQuiet(t *testing.T, c *streamable.ClientConn, d time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)

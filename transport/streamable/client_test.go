@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -18,31 +19,33 @@ import (
 // stream, whose priming event (id, retry, no data) is skipped and whose
 // notifications come out before the response, in order.
 func TestClientJSONAndSSE(t *testing.T) {
-	m := clNewMock(t, func(m *clMock) {
-		m.Handle = func(w http.ResponseWriter, r *http.Request, msg clMsg) bool {
-			if msg.Method != "tools/call" {
-				return false
+	synctest.Test(t, func(t *testing.T) {
+		m := clNewMock(t, func(m *clMock) {
+			m.Handle = func(w http.ResponseWriter, r *http.Request, msg clMsg) bool {
+				if msg.Method != "tools/call" {
+					return false
+				}
+				send := clSSE(w)
+				send("id: 1\nretry: 100\ndata: \n\n")
+				send(": keepalive\n\n")
+				send("id: 2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1}}\n\n")
+				send("event: other\ndata: ignored\n\n")
+				send("id: 3\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":" + string(msg.ID) + ",\"result\":{\"content\":[]}}\n\n")
+				return true
 			}
-			send := clSSE(w)
-			send("id: 1\nretry: 100\ndata: \n\n")
-			send(": keepalive\n\n")
-			send("id: 2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1}}\n\n")
-			send("event: other\ndata: ignored\n\n")
-			send("id: 3\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":" + string(msg.ID) + ",\"result\":{\"content\":[]}}\n\n")
-			return true
+		})
+		c := m.dial(t, nil)
+		if err := clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+clMeta+`}}`); err != nil {
+			t.Fatal(err)
 		}
+		clWant(t, clRecv(t, c), `"id":1,"result":{"tools":[]}`)
+		if err := clSend(t, c, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x",`+clMeta+`}}`); err != nil {
+			t.Fatal(err)
+		}
+		clWant(t, clRecv(t, c), `"method":"notifications/progress"`, `"progress":1`)
+		clWant(t, clRecv(t, c), `"id":2,"result":{"content":[]}`)
+		clExpectQuiet(t, c, 50*time.Millisecond)
 	})
-	c := clDial(t, m.URL, nil)
-	if err := clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+clMeta+`}}`); err != nil {
-		t.Fatal(err)
-	}
-	clWant(t, clRecv(t, c), `"id":1,"result":{"tools":[]}`)
-	if err := clSend(t, c, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x",`+clMeta+`}}`); err != nil {
-		t.Fatal(err)
-	}
-	clWant(t, clRecv(t, c), `"method":"notifications/progress"`, `"progress":1`)
-	clWant(t, clRecv(t, c), `"id":2,"result":{"content":[]}`)
-	clExpectQuiet(t, c, 50*time.Millisecond)
 }
 
 // TestClientLegacyHeaders: the protocol version is learned from the
@@ -50,54 +53,56 @@ func TestClientJSONAndSSE(t *testing.T) {
 // every later request (POST, GET, DELETE), with the user's headers; the
 // initialize request itself carries neither.
 func TestClientLegacyHeaders(t *testing.T) {
-	m := clNewMock(t, func(m *clMock) {
-		m.Sessions = true
-		m.Version = "2025-03-26"
-		m.SSE = true
-		m.GET = func(w http.ResponseWriter, r *http.Request) {
-			clSSE(w)("id: g1\nretry: 100\ndata: \n\n")
-			<-r.Context().Done()
+	synctest.Test(t, func(t *testing.T) {
+		m := clNewMock(t, func(m *clMock) {
+			m.Sessions = true
+			m.Version = "2025-03-26"
+			m.SSE = true
+			m.GET = func(w http.ResponseWriter, r *http.Request) {
+				clSSE(w)("id: g1\nretry: 100\ndata: \n\n")
+				<-r.Context().Done()
+			}
+			m.DELETE = func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }
+		})
+		c := m.dial(t, &streamable.ClientOptions{Header: http.Header{"X-Custom": {"yes"}}})
+		clWant(t, clInitialize(t, c, "2025-11-25"), `"protocolVersion":"2025-03-26"`)
+		if c.SessionID() != "sess-1" || c.ProtocolVersion() != "2025-03-26" {
+			t.Fatalf("session %q version %q", c.SessionID(), c.ProtocolVersion())
 		}
-		m.DELETE = func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }
-	})
-	c := clDial(t, m.URL, &streamable.ClientOptions{Header: http.Header{"X-Custom": {"yes"}}})
-	clWant(t, clInitialize(t, c, "2025-11-25"), `"protocolVersion":"2025-03-26"`)
-	if c.SessionID() != "sess-1" || c.ProtocolVersion() != "2025-03-26" {
-		t.Fatalf("session %q version %q", c.SessionID(), c.ProtocolVersion())
-	}
-	if err := clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); err != nil {
-		t.Fatal(err)
-	}
-	clWant(t, clRecv(t, c), `"id":1`, `"tools":[]`)
-	m.waitFor("the standalone GET", func() bool { return len(m.requests("GET", "")) == 1 })
-	c.Close()
-	m.waitFor("DELETE", func() bool { return len(m.requests("DELETE", "")) == 1 })
+		if err := clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); err != nil {
+			t.Fatal(err)
+		}
+		clWant(t, clRecv(t, c), `"id":1`, `"tools":[]`)
+		m.waitFor("the standalone GET", func() bool { return len(m.requests("GET", "")) == 1 })
+		c.Close()
+		m.waitFor("DELETE", func() bool { return len(m.requests("DELETE", "")) == 1 })
 
-	for i, h := range m.requests("", "") {
-		if h.Header.Get("X-Custom") != "yes" {
-			t.Errorf("request %d (%s %s) lacks the custom header", i, h.Method, h.Msg.Method)
-		}
-		if h.Method == "POST" {
-			if h.Header.Get("Content-Type") != "application/json" || h.Header.Get("Accept") != "application/json, text/event-stream" {
-				t.Errorf("POST %s: Content-Type %q, Accept %q", h.Msg.Method, h.Header.Get("Content-Type"), h.Header.Get("Accept"))
+		for i, h := range m.requests("", "") {
+			if h.Header.Get("X-Custom") != "yes" {
+				t.Errorf("request %d (%s %s) lacks the custom header", i, h.Method, h.Msg.Method)
+			}
+			if h.Method == "POST" {
+				if h.Header.Get("Content-Type") != "application/json" || h.Header.Get("Accept") != "application/json, text/event-stream" {
+					t.Errorf("POST %s: Content-Type %q, Accept %q", h.Msg.Method, h.Header.Get("Content-Type"), h.Header.Get("Accept"))
+				}
+			}
+			if h.Msg.Method == "initialize" {
+				if v, s := h.Header.Get("Mcp-Protocol-Version"), h.Header.Get("Mcp-Session-Id"); v != "" || s != "" {
+					t.Errorf("initialize carries version %q, session %q", v, s)
+				}
+				continue
+			}
+			if v, s := h.Header.Get("Mcp-Protocol-Version"), h.Header.Get("Mcp-Session-Id"); v != "2025-03-26" || s != "sess-1" {
+				t.Errorf("%s %s: version %q, session %q", h.Method, h.Msg.Method, v, s)
+			}
+			if h.Header.Get("Mcp-Method") != "" {
+				t.Errorf("legacy %s carries Mcp-Method", h.Msg.Method)
 			}
 		}
-		if h.Msg.Method == "initialize" {
-			if v, s := h.Header.Get("Mcp-Protocol-Version"), h.Header.Get("Mcp-Session-Id"); v != "" || s != "" {
-				t.Errorf("initialize carries version %q, session %q", v, s)
-			}
-			continue
+		if g := m.requests("GET", ""); g[0].Header.Get("Accept") != "text/event-stream" || g[0].Header.Get("Last-Event-ID") != "" {
+			t.Errorf("standalone GET headers: %v", g[0].Header)
 		}
-		if v, s := h.Header.Get("Mcp-Protocol-Version"), h.Header.Get("Mcp-Session-Id"); v != "2025-03-26" || s != "sess-1" {
-			t.Errorf("%s %s: version %q, session %q", h.Method, h.Msg.Method, v, s)
-		}
-		if h.Header.Get("Mcp-Method") != "" {
-			t.Errorf("legacy %s carries Mcp-Method", h.Msg.Method)
-		}
-	}
-	if g := m.requests("GET", ""); g[0].Header.Get("Accept") != "text/event-stream" || g[0].Header.Get("Last-Event-ID") != "" {
-		t.Errorf("standalone GET headers: %v", g[0].Header)
-	}
+	})
 }
 
 // TestClientModernHeaders: a modern request carries MCP-Protocol-Version
@@ -130,7 +135,7 @@ func TestClientModernHeaders(t *testing.T) {
 			return false
 		}
 	})
-	c := clDial(t, m.URL, nil)
+	c := m.dial(t, nil)
 	c.SetToolSchemas(clSchemas{"valid": json.RawMessage(validSchema)})
 	if err := clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+clMeta+`}}`); err != nil {
 		t.Fatal(err)
@@ -211,82 +216,86 @@ func (l clSchemas) ToolInputSchema(name string) (json.RawMessage, bool) {
 // POST without _meta), and cancelling a modern call closes its stream
 // instead of POSTing notifications/cancelled.
 func TestClientModernNotifications(t *testing.T) {
-	closed := make(chan struct{})
-	m := clNewMock(t, func(m *clMock) {
-		m.Handle = func(w http.ResponseWriter, r *http.Request, msg clMsg) bool {
-			if msg.Method != "tools/call" {
-				return false
+	synctest.Test(t, func(t *testing.T) {
+		closed := make(chan struct{})
+		m := clNewMock(t, func(m *clMock) {
+			m.Handle = func(w http.ResponseWriter, r *http.Request, msg clMsg) bool {
+				if msg.Method != "tools/call" {
+					return false
+				}
+				send := clSSE(w)
+				send("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1}}\n\n")
+				<-r.Context().Done() // the client closes the stream
+				close(closed)
+				return true
 			}
-			send := clSSE(w)
-			send("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1}}\n\n")
-			<-r.Context().Done() // the client closes the stream
-			close(closed)
-			return true
+		})
+		c := m.dial(t, nil)
+		if err := clSend(t, c, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`); err == nil {
+			t.Error("a notification without _meta was sent outside a legacy session")
+		}
+		if err := clSend(t, c, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow",`+clMeta+`}}`); err != nil {
+			t.Fatal(err)
+		}
+		clWant(t, clRecv(t, c), `notifications/progress`)
+		if err := clSend(t, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"bored"}}`); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-closed:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the stream of the cancelled call stayed open")
+		}
+		clExpectQuiet(t, c, 50*time.Millisecond) // no error response for the abandoned call
+		if n := len(m.requests("POST", "")); n != 1 {
+			t.Errorf("%d POSTs, want only the call", n)
+		}
+		// A cancellation of a call no longer in flight is dropped quietly.
+		if err := clSend(t, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`); err != nil {
+			t.Errorf("late cancellation: %v", err)
 		}
 	})
-	c := clDial(t, m.URL, nil)
-	if err := clSend(t, c, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`); err == nil {
-		t.Error("a notification without _meta was sent outside a legacy session")
-	}
-	if err := clSend(t, c, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow",`+clMeta+`}}`); err != nil {
-		t.Fatal(err)
-	}
-	clWant(t, clRecv(t, c), `notifications/progress`)
-	if err := clSend(t, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"bored"}}`); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-closed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the stream of the cancelled call stayed open")
-	}
-	clExpectQuiet(t, c, 50*time.Millisecond) // no error response for the abandoned call
-	if n := len(m.requests("POST", "")); n != 1 {
-		t.Errorf("%d POSTs, want only the call", n)
-	}
-	// A cancellation of a call no longer in flight is dropped quietly.
-	if err := clSend(t, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`); err != nil {
-		t.Errorf("late cancellation: %v", err)
-	}
 }
 
 // TestClientLegacyCancel: cancelling a legacy call POSTs
 // notifications/cancelled in the session, then closes the call's stream;
 // the abandoned call gets no answer.
 func TestClientLegacyCancel(t *testing.T) {
-	closed := make(chan struct{})
-	m := clNewMock(t, func(m *clMock) {
-		m.Sessions = true
-		m.Handle = func(w http.ResponseWriter, r *http.Request, msg clMsg) bool {
-			if msg.Method != "tools/call" {
-				return false
+	synctest.Test(t, func(t *testing.T) {
+		closed := make(chan struct{})
+		m := clNewMock(t, func(m *clMock) {
+			m.Sessions = true
+			m.Handle = func(w http.ResponseWriter, r *http.Request, msg clMsg) bool {
+				if msg.Method != "tools/call" {
+					return false
+				}
+				clSSE(w)("id: 1\nretry: 10\ndata: \n\n")
+				<-r.Context().Done()
+				close(closed)
+				return true
 			}
-			clSSE(w)("id: 1\nretry: 10\ndata: \n\n")
-			<-r.Context().Done()
-			close(closed)
-			return true
+		})
+		c := m.dial(t, &streamable.ClientOptions{DisableStandaloneStream: true})
+		clInitialize(t, c, "2025-11-25")
+		clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)
+		m.waitFor("the call", func() bool { return len(m.requests("POST", "tools/call")) == 1 })
+		if err := clSend(t, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-closed:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the stream of the cancelled call stayed open")
+		}
+		clExpectQuiet(t, c, 100*time.Millisecond)
+		cancels := m.requests("POST", "notifications/cancelled")
+		if len(cancels) != 1 || cancels[0].Header.Get("Mcp-Session-Id") != "sess-1" {
+			t.Fatalf("cancellations: %+v", cancels)
+		}
+		if n := len(m.requests("GET", "")); n != 0 {
+			t.Errorf("%d GETs: a cancelled call was resumed", n)
 		}
 	})
-	c := clDial(t, m.URL, &streamable.ClientOptions{DisableStandaloneStream: true})
-	clInitialize(t, c, "2025-11-25")
-	clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)
-	m.waitFor("the call", func() bool { return len(m.requests("POST", "tools/call")) == 1 })
-	if err := clSend(t, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-closed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the stream of the cancelled call stayed open")
-	}
-	clExpectQuiet(t, c, 100*time.Millisecond)
-	cancels := m.requests("POST", "notifications/cancelled")
-	if len(cancels) != 1 || cancels[0].Header.Get("Mcp-Session-Id") != "sess-1" {
-		t.Fatalf("cancellations: %+v", cancels)
-	}
-	if n := len(m.requests("GET", "")); n != 0 {
-		t.Errorf("%d GETs: a cancelled call was resumed", n)
-	}
 }
 
 // TestClientHTTPErrors: an HTTP error answer to a call becomes a JSON-RPC
@@ -318,7 +327,7 @@ func TestClientHTTPErrors(t *testing.T) {
 			return true
 		}
 	})
-	c := clDial(t, m.URL, nil)
+	c := m.dial(t, nil)
 	clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+clMeta+`}}`)
 	clWant(t, clRecv(t, c), `"id":1`, `"code":-32022`, `"supported":["2026-07-28"]`)
 	clSend(t, c, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+clMeta+`}}`)
@@ -343,7 +352,7 @@ func TestClientHTTPErrors(t *testing.T) {
 // version are forgotten, and the next initialize starts a new session.
 func TestClientSessionExpired(t *testing.T) {
 	m := clNewMock(t, func(m *clMock) { m.Sessions = true })
-	c := clDial(t, m.URL, &streamable.ClientOptions{DisableStandaloneStream: true})
+	c := m.dial(t, &streamable.ClientOptions{DisableStandaloneStream: true})
 	clInitialize(t, c, "2025-11-25")
 	if c.SessionID() != "sess-1" {
 		t.Fatalf("session %q", c.SessionID())
@@ -391,7 +400,7 @@ func TestClientStandaloneStream(t *testing.T) {
 			<-r.Context().Done()
 		}
 	})
-	c := clDial(t, m.URL, nil)
+	c := m.dial(t, nil)
 	clInitialize(t, c, "2025-11-25")
 	clWant(t, clRecv(t, c), `notifications/tools/list_changed`)
 	clWant(t, clRecv(t, c), `"id":"srv-1","method":"ping"`)
@@ -413,93 +422,99 @@ func TestClientStandaloneStream(t *testing.T) {
 // client waits the retry delay and reconnects with Last-Event-ID; server
 // errors are retried a bounded number of times.
 func TestClientStandaloneReconnects(t *testing.T) {
-	var mu sync.Mutex
-	gets := 0
-	m := clNewMock(t, func(m *clMock) {
-		m.Sessions = true
-		m.GET = func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			gets++
-			n := gets
-			mu.Unlock()
-			switch {
-			case n == 1:
-				send := clSSE(w)
-				send("id: s1\nretry: 20\ndata: \n\n")
-				send("id: s2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"one\"}}\n\n")
-			case n == 2:
-				send := clSSE(w)
-				send("id: s3\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"two\"}}\n\n")
-			default:
-				http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		gets := 0
+		m := clNewMock(t, func(m *clMock) {
+			m.Sessions = true
+			m.GET = func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				gets++
+				n := gets
+				mu.Unlock()
+				switch {
+				case n == 1:
+					send := clSSE(w)
+					send("id: s1\nretry: 20\ndata: \n\n")
+					send("id: s2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"one\"}}\n\n")
+				case n == 2:
+					send := clSSE(w)
+					send("id: s3\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"two\"}}\n\n")
+				default:
+					http.Error(w, "overloaded", http.StatusServiceUnavailable)
+				}
+			}
+		})
+		c := m.dial(t, &streamable.ClientOptions{MaxReconnects: 2, ReconnectDelay: 10 * time.Millisecond})
+		clInitialize(t, c, "2025-11-25")
+		clWant(t, clRecv(t, c), `"data":"one"`)
+		clWant(t, clRecv(t, c), `"data":"two"`)
+		m.waitFor("the attempts to end", func() bool { return len(m.requests("GET", "")) == 5 })
+		time.Sleep(10 * time.Second) // fake time: a further attempt would have come by now
+		g := m.requests("GET", "")
+		if len(g) != 5 {
+			t.Fatalf("%d GETs, want 5: two streams, then a failure of the second and two retries", len(g))
+		}
+		for i, want := range []string{"", "s2", "s3", "s3", "s3"} {
+			if got := g[i].Header.Get("Last-Event-ID"); got != want {
+				t.Errorf("GET %d: Last-Event-ID %q, want %q", i+1, got, want)
 			}
 		}
 	})
-	c := clDial(t, m.URL, &streamable.ClientOptions{MaxReconnects: 2, ReconnectDelay: 10 * time.Millisecond})
-	clInitialize(t, c, "2025-11-25")
-	clWant(t, clRecv(t, c), `"data":"one"`)
-	clWant(t, clRecv(t, c), `"data":"two"`)
-	m.waitFor("the attempts to end", func() bool { return len(m.requests("GET", "")) == 5 })
-	time.Sleep(300 * time.Millisecond)
-	g := m.requests("GET", "")
-	if len(g) != 5 {
-		t.Fatalf("%d GETs, want 5: two streams, then a failure of the second and two retries", len(g))
-	}
-	for i, want := range []string{"", "s2", "s3", "s3", "s3"} {
-		if got := g[i].Header.Get("Last-Event-ID"); got != want {
-			t.Errorf("GET %d: Last-Event-ID %q, want %q", i+1, got, want)
-		}
-	}
 }
 
 // TestClientStandaloneRefused: a server without a standalone stream (405)
 // is asked once, and the connection goes on.
 func TestClientStandaloneRefused(t *testing.T) {
-	m := clNewMock(t, func(m *clMock) { m.Sessions = true })
-	c := clDial(t, m.URL, nil)
-	clInitialize(t, c, "2025-11-25")
-	clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	clWant(t, clRecv(t, c), `"id":1,"result"`)
-	time.Sleep(300 * time.Millisecond)
-	if n := len(m.requests("GET", "")); n != 1 {
-		t.Errorf("%d GETs after a 405, want 1", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		m := clNewMock(t, func(m *clMock) { m.Sessions = true })
+		c := m.dial(t, nil)
+		clInitialize(t, c, "2025-11-25")
+		clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		clWant(t, clRecv(t, c), `"id":1,"result"`)
+		time.Sleep(10 * time.Second) // fake time: another GET would have come by now
+		if n := len(m.requests("GET", "")); n != 1 {
+			t.Errorf("%d GETs after a 405, want 1", n)
+		}
+	})
 }
 
 // TestClientCloseDeletes: Close ends the session with DELETE (405 is
 // fine), aborts the calls in flight and makes Read return io.EOF.
 func TestClientCloseDeletes(t *testing.T) {
-	m := clNewMock(t, func(m *clMock) {
-		m.Sessions = true
-		m.Handle = func(w http.ResponseWriter, r *http.Request, msg clMsg) bool {
-			if msg.Method != "tools/call" {
-				return false
+	synctest.Test(t, func(t *testing.T) {
+		m := clNewMock(t, func(m *clMock) {
+			m.Sessions = true
+			m.Handle = func(w http.ResponseWriter, r *http.Request, msg clMsg) bool {
+				if msg.Method != "tools/call" {
+					return false
+				}
+				clSSE(w)("id: 1\ndata: \n\n")
+				<-r.Context().Done()
+				return true
 			}
-			clSSE(w)("id: 1\ndata: \n\n")
-			<-r.Context().Done()
-			return true
+		})
+		c := m.dial(t, &streamable.ClientOptions{DisableStandaloneStream: true})
+		clInitialize(t, c, "2025-11-25")
+		clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"forever"}}`)
+		m.waitFor("the call", func() bool { return len(m.requests("POST", "tools/call")) == 1 })
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Read(context.Background())
+			done <- err
+		}()
+		c.Close()
+		if err := <-done; err == nil || err.Error() != "EOF" {
+			t.Errorf("Read after Close: %v", err)
+		}
+		d := m.requests("DELETE", "")
+		if len(d) != 1 || d[0].Header.Get("Mcp-Session-Id") != "sess-1" {
+			t.Fatalf("DELETE requests: %+v", d)
+		}
+		if err := clSend(t, c, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); !errors.Is(err, jsonrpc.ErrClosed) {
+			t.Errorf("Write after Close: %v", err)
 		}
 	})
-	c := clDial(t, m.URL, &streamable.ClientOptions{DisableStandaloneStream: true})
-	clInitialize(t, c, "2025-11-25")
-	clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"forever"}}`)
-	m.waitFor("the call", func() bool { return len(m.requests("POST", "tools/call")) == 1 })
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Read(context.Background())
-		done <- err
-	}()
-	c.Close()
-	if err := <-done; err == nil || err.Error() != "EOF" {
-		t.Errorf("Read after Close: %v", err)
-	}
-	d := m.requests("DELETE", "")
-	if len(d) != 1 || d[0].Header.Get("Mcp-Session-Id") != "sess-1" {
-		t.Fatalf("DELETE requests: %+v", d)
-	}
-	if err := clSend(t, c, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); !errors.Is(err, jsonrpc.ErrClosed) {
-		t.Errorf("Write after Close: %v", err)
-	}
 }
 
 // TestClientLimits: a JSON answer or an SSE event over the size limit
@@ -521,7 +536,7 @@ func TestClientLimits(t *testing.T) {
 			return true
 		}
 	})
-	c := clDial(t, m.URL, &streamable.ClientOptions{Limits: jsonrpc.Limits{MaxMessageSize: 1000}})
+	c := m.dial(t, &streamable.ClientOptions{Limits: jsonrpc.Limits{MaxMessageSize: 1000}})
 	clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+clMeta+`}}`)
 	clWant(t, clRecv(t, c), `"id":1`, `exceeds the limit of 1000 bytes`)
 	clSend(t, c, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x",`+clMeta+`}}`)
@@ -545,7 +560,7 @@ func TestClientBackpressure(t *testing.T) {
 			return true
 		}
 	})
-	c := clDial(t, m.URL, &streamable.ClientOptions{MaxQueued: 1})
+	c := m.dial(t, &streamable.ClientOptions{MaxQueued: 1})
 	clSend(t, c, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x",`+clMeta+`}}`)
 	for i := range n {
 		clWant(t, clRecv(t, c), `"progress":`+itoa(i)+`}`)

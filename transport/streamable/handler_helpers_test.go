@@ -89,7 +89,8 @@ func newTestServer(t testing.TB) *server.Server {
 // regionParams are the header parameters of the region tool.
 var regionParams = []streamable.HeaderParam{{Name: "Region", Path: []string{"region"}}, {Name: "Count", Path: []string{"count"}}, {Name: "Flag", Path: []string{"flag"}}}
 
-// env is a handler served on 127.0.0.1 with a raw HTTP client.
+// env is a handler served on 127.0.0.1 (or on an in-memory network) with
+// a raw HTTP client.
 type env struct {
 	t      testing.TB
 	srv    *server.Server
@@ -107,6 +108,26 @@ func start(t testing.TB, opts *streamable.HandlerOptions) *env {
 // startWith serves srv.
 func startWith(t testing.TB, srv *server.Server, opts *streamable.HandlerOptions) *env {
 	t.Helper()
+	return serveEnv(t, srv, opts, false)
+}
+
+// startMem is start on an in-memory network (memNet), for tests run by
+// synctest.Test: their sleeps are fake time, and synctest.Wait says when
+// the server has done all it can.
+func startMem(t *testing.T, opts *streamable.HandlerOptions) *env {
+	t.Helper()
+	return serveEnv(t, newTestServer(t), opts, true)
+}
+
+// startMemWith is startWith on an in-memory network.
+func startMemWith(t *testing.T, srv *server.Server, opts *streamable.HandlerOptions) *env {
+	t.Helper()
+	return serveEnv(t, srv, opts, true)
+}
+
+// serveEnv serves srv on 127.0.0.1, or in memory.
+func serveEnv(t testing.TB, srv *server.Server, opts *streamable.HandlerOptions, mem bool) *env {
+	t.Helper()
 	if opts == nil {
 		opts = &streamable.HandlerOptions{}
 	}
@@ -121,6 +142,15 @@ func startWith(t testing.TB, srv *server.Server, opts *streamable.HandlerOptions
 	h := streamable.NewHandler(srv, opts)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
+	if mem {
+		n := newMemNet(t.(*testing.T), mux)
+		e := &env{t: t, srv: srv, h: h, url: "http://mcp.test/mcp", client: n.Client}
+		t.Cleanup(func() {
+			h.Close()
+			srv.Close()
+		})
+		return e
+	}
 	ts := httptest.NewServer(mux) // listens on 127.0.0.1
 	tr := &http.Transport{MaxIdleConnsPerHost: 100}
 	e := &env{t: t, srv: srv, h: h, ts: ts, url: ts.URL + "/mcp", client: &http.Client{Transport: tr}}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/mcp"
@@ -163,112 +164,97 @@ func TestServerRequestOnCallStream(t *testing.T) {
 // GET gets 409; messages sent while no GET is open wait for the next one,
 // the oldest dropped beyond the bound.
 func TestStandaloneStream(t *testing.T) {
-	e := start(t, &streamable.HandlerOptions{MaxPendingMessages: 3})
-	sid := e.initialize("2025-11-25")
-	addTool := func(name string) {
-		server.AddTool(e.srv, &mcp.Tool{Name: name, Description: "x"}, func(context.Context, *server.Request, struct{}) (string, error) { return "", nil })
-	}
-	get := e.do(http.MethodGet, with(legacy(sid), "Accept", "text/event-stream"), "")
-	if get.StatusCode != 200 || get.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("GET: %d", get.StatusCode)
-	}
-	second := e.do(http.MethodGet, with(legacy(sid), "Accept", "text/event-stream"), "")
-	second.Body.Close()
-	if second.StatusCode != http.StatusConflict {
-		t.Fatalf("second GET: %d", second.StatusCode)
-	}
-	r := sse.NewReader(get.Body, 1<<20)
-	addTool("t1")
-	ev, err := r.Next()
-	if err != nil || !strings.Contains(string(ev.Data), "notifications/tools/list_changed") {
-		t.Fatalf("GET stream: %q %v", ev.Data, err)
-	}
-	get.Body.Close()
-	// Wait until the server has noticed the GET is gone.
-	waitFor(t, func() bool {
-		g := e.do(http.MethodGet, with(legacy(sid), "Accept", "text/event-stream"), "")
-		ok := g.StatusCode == 200
-		g.Body.Close()
-		return ok
+	synctest.Test(t, func(t *testing.T) {
+		e := startMem(t, &streamable.HandlerOptions{MaxPendingMessages: 3})
+		sid := e.initialize("2025-11-25")
+		addTool := func(name string) {
+			server.AddTool(e.srv, &mcp.Tool{Name: name, Description: "x"}, func(context.Context, *server.Request, struct{}) (string, error) { return "", nil })
+		}
+		get := e.do(http.MethodGet, with(legacy(sid), "Accept", "text/event-stream"), "")
+		if get.StatusCode != 200 || get.Header.Get("Content-Type") != "text/event-stream" {
+			t.Fatalf("GET: %d", get.StatusCode)
+		}
+		second := e.do(http.MethodGet, with(legacy(sid), "Accept", "text/event-stream"), "")
+		second.Body.Close()
+		if second.StatusCode != http.StatusConflict {
+			t.Fatalf("second GET: %d", second.StatusCode)
+		}
+		r := sse.NewReader(get.Body, 1<<20)
+		addTool("t1")
+		ev, err := r.Next()
+		if err != nil || !strings.Contains(string(ev.Data), "notifications/tools/list_changed") {
+			t.Fatalf("GET stream: %q %v", ev.Data, err)
+		}
+		get.Body.Close()
+		synctest.Wait() // the server has noticed the GET is gone
+		// Five log messages while no GET is open (list changes would be
+		// coalesced into one): the last three are kept for the next GET.
+		var sess *server.Session
+		for s := range e.srv.Sessions() {
+			sess = s
+		}
+		for i := range 5 {
+			if err := sess.Log(context.Background(), &mcp.LoggingMessageParams{Level: mcp.LevelInfo, Data: json.RawMessage(fmt.Sprintf(`"m%d"`, i))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		get = e.do(http.MethodGet, with(legacy(sid), "Accept", "text/event-stream"), "")
+		r = sse.NewReader(get.Body, 1<<20)
+		for i := range 3 {
+			if ev, err := r.Next(); err != nil || !strings.Contains(string(ev.Data), fmt.Sprintf(`"m%d"`, i+2)) {
+				t.Fatalf("pending message %d: %q %v", i, ev.Data, err)
+			}
+		}
+		get.Body.Close()
 	})
-	time.Sleep(20 * time.Millisecond)
-	// Five log messages while no GET is open (list changes would be
-	// coalesced into one): the last three are kept for the next GET.
-	var sess *server.Session
-	for s := range e.srv.Sessions() {
-		sess = s
-	}
-	for i := range 5 {
-		if err := sess.Log(context.Background(), &mcp.LoggingMessageParams{Level: mcp.LevelInfo, Data: json.RawMessage(fmt.Sprintf(`"m%d"`, i))}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	get = e.do(http.MethodGet, with(legacy(sid), "Accept", "text/event-stream"), "")
-	r = sse.NewReader(get.Body, 1<<20)
-	for i := range 3 {
-		if ev, err := r.Next(); err != nil || !strings.Contains(string(ev.Data), fmt.Sprintf(`"m%d"`, i+2)) {
-			t.Fatalf("pending message %d: %q %v", i, ev.Data, err)
-		}
-	}
-	get.Body.Close()
-}
-
-// waitFor polls cond for up to 5 seconds.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatal("condition not met in 5s")
 }
 
 // TestSessionLifecycle: DELETE ends a session (later requests 404); an
 // idle session expires; the session cap gives 503.
 func TestSessionLifecycle(t *testing.T) {
-	e := start(t, &streamable.HandlerOptions{MaxSessions: 2, SessionIdleTimeout: 100 * time.Millisecond})
-	a := e.initialize("2025-11-25")
-	b := e.initialize("2025-06-18")
-	resp := e.post(nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
-	msgs := readMessages(t, resp)
-	if resp.StatusCode != http.StatusServiceUnavailable || errCode(msgs[0]) != -32005 || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("over the cap: %d %v", resp.StatusCode, msgs)
-	}
-	if r := e.do(http.MethodDelete, legacy(a), ""); r.StatusCode != http.StatusNoContent {
-		t.Fatalf("DELETE: %d", r.StatusCode)
-	}
-	resp = e.post(legacy(a), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNotFound {
-		t.Fatalf("after DELETE: %d", resp.StatusCode)
-	}
-	// b expires while nothing happens in it.
-	waitFor(t, func() bool {
-		resp := e.post(legacy(b), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusNotFound {
-			return true
+	synctest.Test(t, func(t *testing.T) {
+		e := startMem(t, &streamable.HandlerOptions{MaxSessions: 2, SessionIdleTimeout: 100 * time.Millisecond})
+		a := e.initialize("2025-11-25")
+		b := e.initialize("2025-06-18")
+		resp := e.post(nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+		msgs := readMessages(t, resp)
+		if resp.StatusCode != http.StatusServiceUnavailable || errCode(msgs[0]) != -32005 || resp.Header.Get("Retry-After") == "" {
+			t.Fatalf("over the cap: %d %v", resp.StatusCode, msgs)
 		}
-		time.Sleep(150 * time.Millisecond)
-		return false
+		if r := e.do(http.MethodDelete, legacy(a), ""); r.StatusCode != http.StatusNoContent {
+			t.Fatalf("DELETE: %d", r.StatusCode)
+		}
+		resp = e.post(legacy(a), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("after DELETE: %d", resp.StatusCode)
+		}
+		// b expires while nothing happens in it.
+		time.Sleep(150 * time.Millisecond) // fake time: past the idle timeout
+		resp = e.post(legacy(b), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("an idle session, after its timeout: %d", resp.StatusCode)
+		}
+		// Room again.
+		e.initialize("2025-11-25")
 	})
-	// Room again.
-	e.initialize("2025-11-25")
 }
 
 // TestSessionStaysWhileStreamOpen: an open GET keeps a session alive.
 func TestSessionStaysWhileStreamOpen(t *testing.T) {
-	e := start(t, &streamable.HandlerOptions{SessionIdleTimeout: 50 * time.Millisecond})
-	sid := e.initialize("2025-11-25")
-	get := e.do(http.MethodGet, with(legacy(sid), "Accept", "text/event-stream"), "")
-	time.Sleep(200 * time.Millisecond)
-	resp := e.post(legacy(sid), `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-	resp.Body.Close()
-	get.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("session with an open GET expired: %d", resp.StatusCode)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		e := startMem(t, &streamable.HandlerOptions{SessionIdleTimeout: 50 * time.Millisecond})
+		sid := e.initialize("2025-11-25")
+		get := e.do(http.MethodGet, with(legacy(sid), "Accept", "text/event-stream"), "")
+		time.Sleep(200 * time.Millisecond) // fake time: four idle timeouts
+		resp := e.post(legacy(sid), `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		resp.Body.Close()
+		get.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("session with an open GET expired: %d", resp.StatusCode)
+		}
+	})
 }
 
 // TestBatch: 2025-03-26 batches get one JSON array, or an SSE stream when
@@ -305,31 +291,35 @@ func TestBatch(t *testing.T) {
 // TestDisconnectIsNotCancellation: a legacy call goes on when its POST
 // connection drops.
 func TestDisconnectIsNotCancellation(t *testing.T) {
-	srv := newTestServer(t)
-	started, finished := make(chan struct{}), make(chan error, 1)
-	server.AddTool(srv, &mcp.Tool{Name: "work", Description: "works"}, func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
-		close(started)
-		time.Sleep(100 * time.Millisecond)
-		finished <- ctx.Err()
-		return "done", nil
-	})
-	e := startWith(t, srv, nil)
-	sid := e.initialize("2025-11-25")
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", e.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"work","arguments":{}}}`))
-	req.Header = with(legacy(sid), "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
-	go func() { <-started; cancel() }()
-	if resp, err := e.client.Do(req); err == nil {
-		resp.Body.Close()
-	}
-	select {
-	case err := <-finished:
-		if err != nil {
-			t.Fatalf("the call was cancelled: %v", err)
+	synctest.Test(t, func(t *testing.T) {
+		srv := newTestServer(t)
+		started, dropped, finished := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+		server.AddTool(srv, &mcp.Tool{Name: "work", Description: "works"}, func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
+			close(started)
+			<-dropped // until the server has seen the connection go
+			finished <- ctx.Err()
+			return "done", nil
+		})
+		e := startMemWith(t, srv, nil)
+		sid := e.initialize("2025-11-25")
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "POST", e.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"work","arguments":{}}}`))
+		req.Header = with(legacy(sid), "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+		go func() { <-started; cancel() }()
+		if resp, err := e.client.Do(req); err == nil {
+			resp.Body.Close()
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the call did not finish")
-	}
+		synctest.Wait() // the server has seen the POST go
+		close(dropped)
+		select {
+		case err := <-finished:
+			if err != nil {
+				t.Fatalf("the call was cancelled: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the call did not finish")
+		}
+	})
 }
 
 // TestHostileInput: garbage does not bring the server down, and a

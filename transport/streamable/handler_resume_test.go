@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/mcp"
@@ -18,7 +19,12 @@ import (
 )
 
 func resumable(t *testing.T) *env {
-	return start(t, &streamable.HandlerOptions{EventStore: streamable.NewMemoryEventStore(nil), Retry: 500 * time.Millisecond})
+	return start(t, resumableOptions())
+}
+
+// resumableOptions are the handler options of resumable.
+func resumableOptions() *streamable.HandlerOptions {
+	return &streamable.HandlerOptions{EventStore: streamable.NewMemoryEventStore(nil), Retry: 500 * time.Millisecond}
 }
 
 // getSSE opens a GET stream of session sid, resuming after last if set.
@@ -127,29 +133,31 @@ func TestResumeAfterDrop(t *testing.T) {
 func TestServerClosesStream(t *testing.T) {
 	for _, pollAfter := range []time.Duration{0, 300 * time.Millisecond} {
 		t.Run(pollAfter.String(), func(t *testing.T) {
-			e := resumable(t)
-			sid := e.initialize("2025-11-25")
-			resp := e.post(legacy(sid), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reconnect","arguments":{"delayMs":100}}}`)
-			r := sse.NewReader(resp.Body, 1<<20)
-			prime, err := r.Next()
-			if err != nil || prime.ID == "" || prime.Retry != 500 || len(prime.Data) != 0 {
-				t.Fatalf("priming %+v %v", prime, err)
-			}
-			if ev, err := r.Next(); err != io.EOF {
-				t.Fatalf("the stream was not closed: %+v %v", ev, err)
-			}
-			resp.Body.Close()
-			time.Sleep(pollAfter)
-			get := e.getSSE(sid, r.LastID)
-			msgs := readMessages(t, get)
-			if len(msgs) != 2 || msgs[0]["method"] != "notifications/message" || resultText(msgs[1]) != "closed=true" {
-				t.Fatalf("after polling: %v", msgs)
-			}
-			// The stream is complete: polling again replays nothing new.
-			again := readMessages(t, e.getSSE(sid, msgs[1]["$event"].(string)))
-			if len(again) != 0 {
-				t.Errorf("second poll: %v", again)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				e := startMem(t, resumableOptions())
+				sid := e.initialize("2025-11-25")
+				resp := e.post(legacy(sid), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reconnect","arguments":{"delayMs":100}}}`)
+				r := sse.NewReader(resp.Body, 1<<20)
+				prime, err := r.Next()
+				if err != nil || prime.ID == "" || prime.Retry != 500 || len(prime.Data) != 0 {
+					t.Fatalf("priming %+v %v", prime, err)
+				}
+				if ev, err := r.Next(); err != io.EOF {
+					t.Fatalf("the stream was not closed: %+v %v", ev, err)
+				}
+				resp.Body.Close()
+				time.Sleep(pollAfter) // fake time: before the call ends (0), or after (300ms > 100ms)
+				get := e.getSSE(sid, r.LastID)
+				msgs := readMessages(t, get)
+				if len(msgs) != 2 || msgs[0]["method"] != "notifications/message" || resultText(msgs[1]) != "closed=true" {
+					t.Fatalf("after polling: %v", msgs)
+				}
+				// The stream is complete: polling again replays nothing new.
+				again := readMessages(t, e.getSSE(sid, msgs[1]["$event"].(string)))
+				if len(again) != 0 {
+					t.Errorf("second poll: %v", again)
+				}
+			})
 		})
 	}
 }
@@ -206,42 +214,38 @@ func TestResumeTakesOver(t *testing.T) {
 // TestResumeStandalone: the standalone stream's events have ids too, and
 // a GET with the last one replays what came after.
 func TestResumeStandalone(t *testing.T) {
-	e := resumable(t)
-	sid := e.initialize("2025-11-25")
-	get := e.getSSE(sid, "")
-	r := sse.NewReader(get.Body, 1<<20)
-	add := func(name string) {
-		server.AddTool(e.srv, &mcp.Tool{Name: name, Description: "x"}, func(context.Context, *server.Request, struct{}) (string, error) { return "", nil })
-	}
-	add("a")
-	ev, err := r.Next()
-	if err != nil || ev.ID == "" {
-		t.Fatalf("standalone event %+v %v", ev, err)
-	}
-	get.Body.Close()
-	waitFor(t, func() bool { // until the server has noticed
-		g := e.getSSE(sid, "")
-		ok := g.StatusCode == 200
-		g.Body.Close()
-		return ok
-	})
-	time.Sleep(20 * time.Millisecond)
-	// Two log messages (list changes would be coalesced into one).
-	for s := range e.srv.Sessions() {
-		for _, m := range []string{`"b"`, `"c"`} {
-			if err := s.Log(context.Background(), &mcp.LoggingMessageParams{Level: mcp.LevelInfo, Data: json.RawMessage(m)}); err != nil {
-				t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		e := startMem(t, resumableOptions())
+		sid := e.initialize("2025-11-25")
+		get := e.getSSE(sid, "")
+		r := sse.NewReader(get.Body, 1<<20)
+		add := func(name string) {
+			server.AddTool(e.srv, &mcp.Tool{Name: name, Description: "x"}, func(context.Context, *server.Request, struct{}) (string, error) { return "", nil })
+		}
+		add("a")
+		ev, err := r.Next()
+		if err != nil || ev.ID == "" {
+			t.Fatalf("standalone event %+v %v", ev, err)
+		}
+		get.Body.Close()
+		synctest.Wait() // the server has noticed the GET is gone
+		// Two log messages (list changes would be coalesced into one).
+		for s := range e.srv.Sessions() {
+			for _, m := range []string{`"b"`, `"c"`} {
+				if err := s.Log(context.Background(), &mcp.LoggingMessageParams{Level: mcp.LevelInfo, Data: json.RawMessage(m)}); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
-	}
-	get = e.getSSE(sid, ev.ID)
-	r = sse.NewReader(get.Body, 1<<20)
-	for _, m := range []string{`"b"`, `"c"`} {
-		if ev, err := r.Next(); err != nil || !strings.Contains(string(ev.Data), m) {
-			t.Fatalf("replayed %+v %v", ev, err)
+		get = e.getSSE(sid, ev.ID)
+		r = sse.NewReader(get.Body, 1<<20)
+		for _, m := range []string{`"b"`, `"c"`} {
+			if ev, err := r.Next(); err != nil || !strings.Contains(string(ev.Data), m) {
+				t.Fatalf("replayed %+v %v", ev, err)
+			}
 		}
-	}
-	get.Body.Close()
+		get.Body.Close()
+	})
 }
 
 // TestResumeErrors: malformed and unknown event ids get 400.
