@@ -86,42 +86,52 @@ func jsString(s string) string {
 	return decodeUTF8([]byte(s))
 }
 
-// writeJSONString writes s quoted as JSON.stringify does: only ", \ and
-// control characters are escaped (\b \f \n \r \t, others as \u00xx).
-func writeJSONString(sb *strings.Builder, s string) {
+// appendJSONString appends s (valid UTF-8) quoted as JSON.stringify
+// quotes it: only ", \ and control characters are escaped (\b \f \n \r
+// \t, others as \u00xx).
+func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
-	sb.WriteByte('"')
+	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		sb.WriteString(s[start:i])
+		b = append(b, s[start:i]...)
 		switch c {
 		case '"':
-			sb.WriteString(`\"`)
+			b = append(b, `\"`...)
 		case '\\':
-			sb.WriteString(`\\`)
+			b = append(b, `\\`...)
 		case '\b':
-			sb.WriteString(`\b`)
+			b = append(b, `\b`...)
 		case '\f':
-			sb.WriteString(`\f`)
+			b = append(b, `\f`...)
 		case '\n':
-			sb.WriteString(`\n`)
+			b = append(b, `\n`...)
 		case '\r':
-			sb.WriteString(`\r`)
+			b = append(b, `\r`...)
 		case '\t':
-			sb.WriteString(`\t`)
+			b = append(b, `\t`...)
 		default:
-			sb.WriteString(`\u00`)
-			sb.WriteByte(hex[c>>4])
-			sb.WriteByte(hex[c&0xF])
+			b = append(b, `\u00`...)
+			b = append(b, hex[c>>4], hex[c&0xF])
 		}
 		start = i + 1
 	}
-	sb.WriteString(s[start:])
-	sb.WriteByte('"')
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// writeJSONString writes s as appendJSONString appends it.
+func writeJSONString(sb *strings.Builder, s string) {
+	var buf [64]byte
+	if len(s) <= 40 {
+		sb.Write(appendJSONString(buf[:0], s))
+		return
+	}
+	sb.Write(appendJSONString(make([]byte, 0, len(s)+8), s))
 }
 
 // utf16Len is the length of s in UTF-16 code units, JavaScript's length.

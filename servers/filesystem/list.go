@@ -19,26 +19,34 @@ import (
 	"github.com/mcpwire/mcpwire/servers/filesystem/internal/glob"
 )
 
+// An entry is a directory entry: its name and type.
+type entry struct {
+	name string
+	typ  fs.FileMode // the type bits only
+}
+
+func (e entry) Name() string      { return e.name }
+func (e entry) IsDir() bool       { return e.typ.IsDir() }
+func (e entry) Type() fs.FileMode { return e.typ }
+func (e entry) isLink() bool      { return e.typ&fs.ModeSymlink != 0 }
+
 // readDir lists an open directory, sorted by name (as Node's readdir
-// returns entries), refusing more than MaxEntries.
-func (c *call) readDir(dir *os.Root, display string, limit int) ([]fs.DirEntry, error) {
+// returns entries), refusing more than limit entries.
+func (c *call) readDir(dir *os.Root, display string, limit int) ([]entry, error) {
 	f, err := dir.Open(".")
 	if err != nil {
 		return nil, opErr("scandir", display, err)
 	}
 	defer f.Close()
-	var out []fs.DirEntry
-	for {
-		batch, err := f.ReadDir(1024)
-		out = append(out, batch...)
-		if len(out) > limit {
+	out, err := listDir(dir, f, limit)
+	if err != nil {
+		var tm *tooManyError
+		if errors.As(err, &tm) {
 			return nil, tooMany(c.opts.MaxEntries)
 		}
-		if err != nil || len(batch) == 0 {
-			break
-		}
+		return nil, opErr("scandir", display, err)
 	}
-	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.name, b.name) })
 	return out, nil
 }
 
@@ -52,7 +60,7 @@ func (e *tooManyError) Error() string {
 
 func tooMany(limit int) error { return &tooManyError{limit} }
 
-func entryKind(e fs.DirEntry) string {
+func entryKind(e entry) string {
 	if e.IsDir() {
 		return "[DIR]"
 	}
@@ -117,7 +125,7 @@ func (c *call) listDirectoryWithSizes(ctx context.Context, args *listSizesArgs) 
 		s := sized{name: jsString(e.Name()), dir: e.IsDir(), order: i}
 		// Sizes follow links, but only inside the allowed directories: a
 		// link leading elsewhere shows 0, as one that leads nowhere does.
-		if e.Type()&fs.ModeSymlink == 0 {
+		if !e.isLink() {
 			if fi, err := d.Lstat(e.Name()); err == nil {
 				s.size = fi.Size()
 			}
@@ -333,9 +341,11 @@ func (s *search) walk(ctx context.Context, d *os.Root, rel string, top bool) err
 			return tooMany(s.c.opts.MaxEntries)
 		}
 		name := e.Name()
-		erel := path.Join(rel, name)
-		full := filepath.Join(display, name)
-		if e.Type()&fs.ModeSymlink != 0 && !s.leadsInside(d, name, full) {
+		erel := name
+		if rel != "" {
+			erel = rel + "/" + name
+		}
+		if e.isLink() && !s.leadsInside(d, name, display+string(filepath.Separator)+name) {
 			continue
 		}
 		jrel := jsString(erel)
@@ -343,7 +353,7 @@ func (s *search) walk(ctx context.Context, d *os.Root, rel string, top bool) err
 			continue
 		}
 		if s.pat.Match(jrel) {
-			*s.results = append(*s.results, jsString(full))
+			*s.results = append(*s.results, jsString(display+string(filepath.Separator)+name))
 		}
 		if e.IsDir() {
 			sub, err := d.OpenRoot(name)

@@ -3,10 +3,13 @@
 package filesystem
 
 import (
+	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -93,4 +96,90 @@ func statDetails(fi os.FileInfo) (uint32, time.Time) {
 		return st.Mode, time.Unix(st.Atim.Sec, st.Atim.Nsec)
 	}
 	return uint32(fi.Mode().Perm()), fi.ModTime()
+}
+
+// listDir reads the entries of dir (f, opened in it) with the types the
+// file system records (getdents64), and lstats only those it does not
+// record. os.File.ReadDir would lstat every entry of a directory opened
+// in a Root.
+func listDir(dir *os.Root, f *os.File, limit int) ([]entry, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var out []entry
+	var rerr error
+	buf := make([]byte, 32<<10)
+	cerr := rc.Control(func(fd uintptr) {
+		for {
+			n, err := unix.ReadDirent(int(fd), buf)
+			if err != nil {
+				rerr = err
+				return
+			}
+			if n <= 0 {
+				return
+			}
+			for b := buf[:n]; len(b) >= 19; {
+				// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+				reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
+				if reclen < 19 || reclen > len(b) {
+					rerr = errors.New("malformed directory entry")
+					return
+				}
+				ino, typ, name := *(*uint64)(unsafe.Pointer(&b[0])), b[18], b[19:reclen]
+				b = b[reclen:]
+				if i := bytes.IndexByte(name, 0); i >= 0 {
+					name = name[:i]
+				}
+				if ino == 0 || string(name) == "." || string(name) == ".." {
+					continue
+				}
+				if len(out) >= limit {
+					rerr = tooMany(limit)
+					return
+				}
+				out = append(out, entry{name: string(name), typ: direntType(typ)})
+			}
+		}
+	})
+	if cerr != nil {
+		return nil, cerr
+	}
+	if rerr != nil {
+		return nil, rerr
+	}
+	for i := range out {
+		if out[i].typ == unknownType {
+			fi, err := dir.Lstat(out[i].name)
+			if err != nil {
+				out[i].typ = 0 // gone meanwhile: a file, as Node would say
+				continue
+			}
+			out[i].typ = fi.Mode().Type()
+		}
+	}
+	return out, nil
+}
+
+const unknownType = ^fs.FileMode(0)
+
+func direntType(t uint8) fs.FileMode {
+	switch t {
+	case unix.DT_REG:
+		return 0
+	case unix.DT_DIR:
+		return fs.ModeDir
+	case unix.DT_LNK:
+		return fs.ModeSymlink
+	case unix.DT_FIFO:
+		return fs.ModeNamedPipe
+	case unix.DT_SOCK:
+		return fs.ModeSocket
+	case unix.DT_CHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.DT_BLK:
+		return fs.ModeDevice
+	}
+	return unknownType
 }

@@ -37,3 +37,20 @@ func birthTime(dir *os.Root, name string) time.Time {
 func statDetails(fi os.FileInfo) (uint32, time.Time) {
 	return uint32(fi.Mode().Perm()), fi.ModTime()
 }
+
+// listDir reads the entries of f, a directory opened in dir.
+func listDir(dir *os.Root, f *os.File, limit int) ([]entry, error) {
+	var out []entry
+	for {
+		batch, err := f.ReadDir(1024)
+		for _, e := range batch {
+			out = append(out, entry{name: e.Name(), typ: e.Type()})
+		}
+		if len(out) > limit {
+			return nil, tooMany(limit)
+		}
+		if err != nil || len(batch) == 0 {
+			return out, nil
+		}
+	}
+}

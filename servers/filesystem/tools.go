@@ -1,10 +1,10 @@
 package filesystem
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
@@ -168,15 +168,22 @@ func text[A any](h func(c *call, ctx context.Context, args *A) (string, error)) 
 }
 
 func textResult(s string) *mcp.CallToolResult {
-	var sc bytes.Buffer
-	enc := json.NewEncoder(&sc)
-	enc.SetEscapeHTML(false)
-	enc.Encode(struct {
-		Content string `json:"content"`
-	}{s})
+	var sc []byte
+	if utf8.ValidString(s) {
+		// One pass into a buffer of the right size: results run to
+		// megabytes (a file read, a tree).
+		sc = make([]byte, 0, len(s)+len(s)/8+16)
+		sc = append(sc, `{"content":`...)
+		sc = appendJSONString(sc, s)
+		sc = append(sc, '}')
+	} else {
+		sc, _ = json.Marshal(struct {
+			Content string `json:"content"`
+		}{s})
+	}
 	return &mcp.CallToolResult{
 		Content:           mcp.ContentList{&mcp.TextContent{Text: s}},
-		StructuredContent: bytes.TrimSuffix(sc.Bytes(), []byte("\n")),
+		StructuredContent: sc,
 	}
 }
 

@@ -49,13 +49,20 @@ type Pattern struct {
 // expression, or a globstar (**).
 type segment struct {
 	globstar bool
-	lit      string
-	re       *regexp.Regexp // nil for a literal
+	any      bool           // stars only: any non-empty part
+	suffix   string         // *.ext: any part ending so
+	lit      string         // a literal
+	re       *regexp.Regexp // anything else
 }
 
 func (s segment) match(part string) bool {
-	if s.re != nil {
+	switch {
+	case s.re != nil:
 		return s.re.MatchString(part)
+	case s.any:
+		return part != ""
+	case s.suffix != "":
+		return strings.HasSuffix(part, s.suffix)
 	}
 	return s.lit == part
 }
@@ -172,11 +179,7 @@ func optimize(parts []string) []string {
 // at least one.
 func matchParts(segs []segment, parts []string) bool {
 	// Without a globstar, the lengths must agree.
-	hasStar := false
-	for _, s := range segs {
-		hasStar = hasStar || s.globstar
-	}
-	if !hasStar {
+	if countStars(segs) == 0 {
 		if len(segs) != len(parts) {
 			return false
 		}
@@ -186,6 +189,9 @@ func matchParts(segs []segment, parts []string) bool {
 			}
 		}
 		return true
+	}
+	if stars := countStars(segs); stars == 1 {
+		return matchOneStar(segs, parts)
 	}
 	// memo[i][j]: segs[i:] against parts[j:] (0 unknown, 1 yes, 2 no).
 	memo := make([]uint8, (len(segs)+1)*(len(parts)+1))
@@ -215,4 +221,41 @@ func matchParts(segs []segment, parts []string) bool {
 		return ok
 	}
 	return rec(0, 0)
+}
+
+func countStars(segs []segment) int {
+	n := 0
+	for _, s := range segs {
+		if s.globstar {
+			n++
+		}
+	}
+	return n
+}
+
+// matchOneStar matches a pattern with one ** without allocating: the
+// segments before it match the first parts, those after it the last
+// ones, and ** what lies between (at least one part when it ends the
+// pattern).
+func matchOneStar(segs []segment, parts []string) bool {
+	k := 0
+	for !segs[k].globstar {
+		k++
+	}
+	head, tail := segs[:k], segs[k+1:]
+	between := len(parts) - len(head) - len(tail)
+	if between < 0 || len(tail) == 0 && between == 0 {
+		return false
+	}
+	for i, s := range head {
+		if !s.match(parts[i]) {
+			return false
+		}
+	}
+	for i, s := range tail {
+		if !s.match(parts[len(parts)-len(tail)+i]) {
+			return false
+		}
+	}
+	return true
 }

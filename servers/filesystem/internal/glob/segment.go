@@ -24,7 +24,11 @@ func compileSegment(part string) (segment, error) {
 		return segment{lit: lit}, nil
 	}
 	if strings.Trim(part, "*") == "" {
-		src = ".+" // a segment of stars only never matches an empty part
+		return segment{any: true}, nil // a segment of stars only: anything but an empty part
+	}
+	// *.ext, the commonest pattern, is a suffix test (as in minimatch).
+	if ext := part[1:]; part[0] == '*' && !strings.ContainsAny(ext, `*?[\`) && !strings.Contains(ext, "(") {
+		return segment{suffix: ext}, nil
 	}
 	re, err := regexp.Compile(`^(?s:` + src + `)$`)
 	if err != nil {
