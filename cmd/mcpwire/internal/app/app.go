@@ -80,6 +80,9 @@ type Options struct {
 	Protocol mcp.Version   // --protocol: the revision to speak; "" to negotiate
 	Verbose  bool          // --verbose: the server's stderr and the negotiated version
 	Target   Target        // the server
+	// URLs are the --url values, in order: one (Target.URL), or several
+	// for a command annotated with ManyURLs.
+	URLs []string
 }
 
 // A Target names the server to talk to: a command to start, whose stdin

@@ -58,15 +58,21 @@ func Connect(ctx context.Context, t *Target, log *slog.Logger) (*Link, error) {
 		}
 	}
 	p := &process{name: t.Command[0]}
-	p.t = command.NewFunc(func() *exec.Cmd {
-		cmd := exec.Command(t.Command[0], t.Command[1:]...)
-		cmd.Dir = t.Dir
-		if len(t.Env) > 0 || len(t.Unset) > 0 {
-			cmd.Env = environ(os.Environ(), t.Env, t.Unset)
-		}
-		return cmd
-	}, &command.Options{Logger: log, Observer: t.Observer})
+	p.t = command.NewFunc(t.Cmd, &command.Options{Logger: log, Observer: t.Observer})
 	return &Link{Transport: p, exit: p.exit}, nil
+}
+
+// Cmd returns the command that starts the server t names after "--" or
+// in a configuration file: its program, arguments, directory and
+// environment. Connect starts it; verbs that speak to the process
+// themselves (mcpwire check, which writes raw bytes) do too.
+func (t *Target) Cmd() *exec.Cmd {
+	cmd := exec.Command(t.Command[0], t.Command[1:]...)
+	cmd.Dir = t.Dir
+	if len(t.Env) > 0 || len(t.Unset) > 0 {
+		cmd.Env = environ(os.Environ(), t.Env, t.Unset)
+	}
+	return cmd
 }
 
 // environ returns the environment base without the variables of unset,
@@ -91,13 +97,13 @@ func sameEnvName(a, b string) bool {
 	return a == b
 }
 
-// dial starts or reaches the server and agrees on a protocol revision.
-// Its errors have exit code 4.
-func (a *App) dial(ctx context.Context, log *slog.Logger) (*client.Session, *Link, error) {
-	if s := a.Global.Target.Config; s != nil && log != nil {
+// dial starts or reaches the server t names and agrees on a protocol
+// revision. Its errors have exit code 4.
+func (a *App) dial(ctx context.Context, t *Target, log *slog.Logger) (*client.Session, *Link, error) {
+	if s := t.Config; s != nil && log != nil {
 		log.Info(describeConfig(s))
 	}
-	l, err := a.Connect(ctx, &a.Global.Target, log)
+	l, err := a.Connect(ctx, t, log)
 	if err != nil {
 		return nil, nil, WithCode(err, ExitConnect)
 	}
@@ -181,7 +187,7 @@ func (a *App) WithSession(ctx context.Context, f func(ctx context.Context, s *cl
 		defer cancel()
 	}
 	log := a.Logger()
-	sess, l, err := a.dial(ctx, log)
+	sess, l, err := a.dial(ctx, &a.Global.Target, log)
 	if err != nil {
 		return err
 	}
@@ -208,6 +214,39 @@ func (a *App) WithSession(ctx context.Context, f func(ctx context.Context, s *cl
 	}
 	return Failure(a.describe(err))
 }
+
+// OpenSession starts or reaches the server t names, agrees on a protocol
+// revision as WithSession does, and returns the session with the function
+// that ends it. For verbs that hold several sessions at once, or to
+// several servers (mcpwire bench); the others use WithSession. ctx bounds
+// the connection only. Its errors have exit code 4.
+//
+// The end function closes the session, frees the link, and reports a
+// server that ended on its own, as WithSession words it; it is safe to
+// call more than once.
+func (a *App) OpenSession(ctx context.Context, t *Target) (*client.Session, func() error, error) {
+	sess, l, err := a.dial(ctx, t, a.Logger())
+	if err != nil {
+		return nil, nil, err
+	}
+	var once sync.Once
+	var endErr error
+	return sess, func() error {
+		once.Do(func() {
+			sess.Close()
+			l.done()
+			if g := l.gone(); g != nil && g.early {
+				endErr = Failure(g)
+			}
+		})
+		return endErr
+	}, nil
+}
+
+// Describe words the error of an MCP operation as mcpwire reports it: the
+// server's own message for a protocol error, the deadline of a timeout,
+// the error's text without the library's package prefixes otherwise.
+func (a *App) Describe(err error) error { return a.describe(err) }
 
 // process is the transport to a server that mcpwire starts: a command
 // transport that keeps the connection, to tell how the process ended.

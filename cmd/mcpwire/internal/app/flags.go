@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,21 +19,23 @@ type globalFlags struct {
 	timeout  time.Duration
 	protocol string
 	verbose  bool
-	url      string
+	urls     []string // every --url, in order
 	headers  []string
 	trace    string
 	config   string // --config FILE
 	server   string // --server NAME
 }
 
-// addTo declares the global flags on the root command.
+// addTo declares the global flags on the root command, with their
+// defaults: a new root starts from no flags given.
 func (f *globalFlags) addTo(cmd *cobra.Command) {
+	*f = globalFlags{}
 	fs := cmd.PersistentFlags()
 	fs.BoolVar(&f.json, "json", false, "print the raw JSON result (pretty, stable) instead of text")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound the whole operation, server start included (0 for no bound)")
 	fs.Var(NamedString(&f.protocol, "VERSION"), "protocol", "speak this protocol revision (default: try "+string(mcp.Latest)+", then the legacy handshake)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show the server's stderr and the negotiated protocol revision on stderr")
-	fs.Var(NamedString(&f.url, "URL"), "url", "talk to the MCP server at this HTTP endpoint instead of starting one after --")
+	fs.Var(NamedStrings(&f.urls, "URL"), "url", "talk to the MCP server at this HTTP endpoint instead of starting one after --")
 	fs.Var(NamedStrings(&f.headers, "K=V"), "header", "send this HTTP header with every request to --url, or to the HTTP server of @NAME (repeatable)")
 	fs.Var(NamedString(&f.trace, "FORMAT"), "trace", "show every frame on stderr as it goes: one line each (colored on a terminal), or --trace=jsonl for the recording format of mcpwire tap")
 	fs.Lookup("trace").NoOptDefVal = TracePretty
@@ -40,13 +43,37 @@ func (f *globalFlags) addTo(cmd *cobra.Command) {
 	fs.Var(NamedString(&f.config, "FILE"), "config", "read the servers of --server or @NAME from this host configuration file only")
 }
 
-// parse checks the global flags and the server: the command after "--"
-// (server), or the configured server @NAME (alias) or --server names. It
-// stores them in a.Global.
-func (f *globalFlags) parse(a *App, alias string, server []string) error {
+// ManyURLs is the annotation (cobra.Command.Annotations) of a command
+// that takes --url more than once, such as mcpwire check: Options.URLs
+// holds them all. Other commands refuse a second --url.
+const ManyURLs = "mcpwire/many-urls"
+
+// url returns the first --url, or "".
+func (f *globalFlags) url() string {
+	if len(f.urls) == 0 {
+		return ""
+	}
+	return f.urls[0]
+}
+
+// parse checks the global flags and the server of cmd: the command after
+// "--" (server), or the configured server @NAME (alias) or --server
+// names. It stores them in a.Global.
+func (f *globalFlags) parse(a *App, cmd *cobra.Command, alias string, server []string) error {
 	g := Options{JSON: f.json, Timeout: f.timeout, Verbose: f.verbose}
 	if f.timeout < 0 {
 		return UsageErrorf("--timeout must not be negative, got %s", f.timeout)
+	}
+	if len(f.urls) > 1 && cmd.Annotations[ManyURLs] == "" {
+		return UsageErrorf("give --url once (%s talks to one server)", cmd.CommandPath())
+	}
+	for _, u := range f.urls {
+		if err := checkServerURL(u); err != nil {
+			return err
+		}
+	}
+	if len(f.urls) > 0 {
+		g.URLs = slices.Clone(f.urls)
 	}
 	if f.protocol != "" {
 		v := mcp.Version(f.protocol)
@@ -59,14 +86,11 @@ func (f *globalFlags) parse(a *App, alias string, server []string) error {
 	if err != nil {
 		return err
 	}
-	if name != "" && (f.url != "" || len(server) > 0) {
+	if name != "" && (f.url() != "" || len(server) > 0) {
 		return UsageErrorf("name the server one way: %s, --url, or its command after --", aliasWord(alias, name))
 	}
-	if f.url != "" {
-		if err := checkServerURL(f.url); err != nil {
-			return err
-		}
-		g.Target.URL = f.url
+	if f.url() != "" {
+		g.Target.URL = f.url()
 		// Without a token store no stored token is sent; login reports
 		// why it cannot keep one.
 		g.Target.TokenStore, _ = TokenStorePath(a.Getenv)
@@ -104,7 +128,7 @@ func (f *globalFlags) parse(a *App, alias string, server []string) error {
 		g.Target.Observer = obs
 	}
 	switch {
-	case f.url != "" && len(server) > 0:
+	case f.url() != "" && len(server) > 0:
 		return UsageErrorf("name the server either with --url or after --, not both")
 	case len(headers) > 0 && g.Target.URL == "":
 		return UsageErrorf("--header needs --url")
@@ -241,20 +265,22 @@ func (a *App) ParseServerless(cmd *cobra.Command, args []string, needURL bool) e
 		return UsageErrorf("--timeout must not be negative, got %s", f.timeout)
 	case len(f.headers) > 0:
 		return UsageErrorf("%s takes no --header", cmd.CommandPath())
+	case len(f.urls) > 1:
+		return UsageErrorf("give --url once (%s is about one server)", cmd.CommandPath())
 	case f.protocol != "":
 		return UsageErrorf("%s takes no --protocol", cmd.CommandPath())
-	case name != "" && f.url != "":
+	case name != "" && f.url() != "":
 		return UsageErrorf("name the server one way: %s or --url", aliasWord(alias, name))
 	case name == "" && f.config != "":
 		return UsageErrorf("--config names a file of servers: name one with --server NAME or @NAME (mcpwire servers --config %s lists them)", f.config)
-	case needURL && f.url == "" && name == "":
+	case needURL && f.url() == "" && name == "":
 		return UsageErrorf("name the server with --url, as in: %s --url https://mcp.example.com/mcp", cmd.CommandPath())
 	}
-	if f.url != "" {
-		if err := checkServerURL(f.url); err != nil {
+	if f.url() != "" {
+		if err := checkServerURL(f.url()); err != nil {
 			return err
 		}
-		g.Target.URL = f.url
+		g.Target.URL = f.url()
 	}
 	if name != "" {
 		if err := a.configTarget(&g.Target, name); err != nil {

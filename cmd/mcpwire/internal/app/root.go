@@ -105,7 +105,7 @@ func (a *App) RunE(f func(cmd *cobra.Command, positional []string) error) func(*
 		if err != nil {
 			return err
 		}
-		if err := a.flags.parse(a, alias, server); err != nil {
+		if err := a.flags.parse(a, cmd, alias, server); err != nil {
 			return err
 		}
 		return Failure(f(cmd, pos))

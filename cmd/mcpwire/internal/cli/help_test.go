@@ -34,6 +34,7 @@ func TestHelp(t *testing.T) {
 		"serve-git":        {"serve", "git", "--help"},
 		"serve-sqlite":     {"serve", "sqlite", "--help"},
 		"servers":          {"servers", "--help"},
+		"bench":            {"bench", "--help"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, clitest.ServerOptions{})

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/bench"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/catalog"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/login"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/serve"
@@ -26,6 +27,7 @@ func families() []app.Family {
 		wire.Family(),
 		login.Family(),
 		serve.Family(),
+		bench.Family(),
 		catalog.Family(),
 	}
 }
