@@ -138,6 +138,7 @@ type Conn struct {
 type state struct {
 	pending     map[ID]*Pending     // outgoing calls awaiting their response
 	invalid     map[ID]*frameRecord // for pending calls: the first invalid frame no call could take; made on demand
+	invalidKept bool                // every pending call has its entry in invalid
 	one         *incoming           // an incoming call not yet answered, queued or running
 	active      map[ID]*incoming    // the others (see activeAdd); made with the first
 	queue       []*incoming         // messages waiting for the dispatcher, in arrival order
@@ -430,6 +431,7 @@ func (c *Conn) start(ctx context.Context, req *Request) (*Pending, error) {
 		return nil, ErrClosed
 	}
 	c.st.pending[id] = p
+	c.st.invalidKept = false
 	c.mu.Unlock()
 	if err := c.write(ctx, req); err != nil {
 		c.forget(id)

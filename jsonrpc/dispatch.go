@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
@@ -40,8 +41,8 @@ func (c *Conn) invalidFrame(err error) bool {
 		return false
 	}
 	n := c.framesIn.Add(1)
-	c.log.Warn("jsonrpc: the peer sent a frame that is not a valid message", "frame", n, "error", de.Rule(), "start", strconv.Quote(string(de.Frame)))
 	var target *Pending
+	kept := false
 	c.mu.Lock()
 	if de.ResponseID.IsValid() {
 		target = c.st.pending[de.ResponseID]
@@ -53,17 +54,27 @@ func (c *Conn) invalidFrame(err error) bool {
 	if target != nil {
 		delete(c.st.pending, target.id)
 		c.st.takeInvalid(target.id)
-	} else if len(c.st.pending) > 0 {
+	} else if len(c.st.pending) > 0 && !c.st.invalidKept {
+		// Each waiting call keeps the first such frame; once they all
+		// have one, a flood of them costs nothing more until a new call
+		// starts.
 		if c.st.invalid == nil {
 			c.st.invalid = make(map[ID]*frameRecord)
 		}
 		for id, p := range c.st.pending {
 			if c.st.invalid[id] == nil {
 				c.st.invalid[id] = &frameRecord{n: n, err: de, method: p.method()}
+				kept = true
 			}
 		}
+		c.st.invalidKept = true
 	}
 	c.mu.Unlock()
+	level := slog.LevelDebug // a frame no call of ours waited for: the peer's business
+	if target != nil || kept {
+		level = slog.LevelWarn
+	}
+	c.log.Log(c.base, level, "jsonrpc: the peer sent a frame that is not a valid message", "frame", n, "error", de.Rule(), "start", strconv.Quote(string(de.Frame)))
 	if target != nil {
 		target.ch <- delivery{err: &FrameError{Method: target.method(), ID: target.id, N: n, Err: de}}
 	}
