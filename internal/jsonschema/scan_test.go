@@ -106,3 +106,22 @@ func TestUniqueItemsManyItems(t *testing.T) {
 		t.Error(got)
 	}
 }
+
+func BenchmarkCheckSyntax(b *testing.B) {
+	for _, tc := range []struct{ name, in string }{
+		{"medium", mediumInstance},
+		{"schema", mediumSchema},
+		{"escaped", `{"text":"line\none\ttab \u00e9\ud83d\ude00 \\ end","n":[1,2.5,-3e2]}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			in := []byte(tc.in)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if err := checkSyntax(in, MaxInstanceDepth); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -66,3 +66,22 @@ func TestParamMatches(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPeek measures the reads a POST does before the request runs:
+// the protocol version in _meta, the tool name, a header parameter.
+func BenchmarkPeek(b *testing.B) {
+	params := []byte(`{"name":"get_weather","arguments":{"location":"New York","units":{"system":"metric"}},"_meta":{"progressToken":1,` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"ExampleClient","version":"1.0.0"},` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`)
+	path := []string{"arguments", "units", "system"}
+	b.ReportAllocs()
+	for b.Loop() {
+		meta := member(params, "_meta")
+		if !stringEquals(member(meta, "io.modelcontextprotocol/protocolVersion"), "2026-07-28") || isNull(member(meta, "io.modelcontextprotocol/clientCapabilities")) {
+			b.Fatal("no version")
+		}
+		if !stringEquals(member(params, "name"), "get_weather") || !stringEquals(memberPath(params, path), "metric") {
+			b.Fatal("no name")
+		}
+	}
+}
