@@ -17,19 +17,20 @@ const module = "github.com/mcpwire/mcpwire"
 // A package missing from the table fails the test: add it deliberately.
 var layers = map[string][]string{
 	"":                          {}, // the module's overview (doc.go)
-	"jsonrpc":                   {},
-	"mcp":                       {"jsonrpc"},
+	"jsonrpc":                   {"internal/jsonscan"},
+	"mcp":                       {"jsonrpc", "internal/jsonscan"},
 	"transport":                 {"jsonrpc"},
 	"transport/stdio":           {"transport", "mcp", "jsonrpc"},
 	"transport/memory":          {"transport", "mcp", "jsonrpc"},
 	"transport/command":         {"transport", "mcp", "jsonrpc"},
-	"transport/streamable":      {"transport", "transport/internal/sse", "internal/track", "mcp", "jsonrpc"},
+	"transport/streamable":      {"transport", "transport/internal/sse", "internal/track", "mcp", "jsonrpc", "internal/jsonscan"},
 	"transport/sse":             {"transport", "transport/internal/sse", "internal/track", "mcp", "jsonrpc"},
 	"transport/internal/sse":    {"transport", "jsonrpc"},
 	"transport/internal/memnet": {}, // tests only: the in-memory network of the HTTP transports' tests
 	"internal/track":            {},
 	"transport/observetest":     {}, // tests only: every transport's observer, end to end
-	"internal/jsonschema":       {},
+	"internal/jsonschema":       {"internal/jsonscan"},
+	"internal/jsonscan":         {}, // the one JSON scanner (jsonrpc, mcp, streamable, jsonschema)
 	"internal/jsonschema/full":  {"internal/jsonschema"},
 	"internal/peer":             {"mcp", "transport", "jsonrpc"},
 	"server":                    {"internal/peer", "internal/jsonschema", "internal/track", "mcp", "transport", "jsonrpc"},
@@ -82,7 +83,7 @@ var public = []string{"jsonrpc", "mcp", "transport/...", "server", "server/fulls
 
 // stdlibOnly lists packages that may import nothing outside the standard
 // library and the module: the core every user links.
-var stdlibOnly = []string{"jsonrpc", "mcp", "transport", "transport/internal/sse", "transport/internal/memnet", "internal/track", "transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "internal/peer"}
+var stdlibOnly = []string{"internal/jsonscan", "jsonrpc", "mcp", "transport", "transport/internal/sse", "transport/internal/memnet", "internal/track", "transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "internal/peer"}
 
 func matches(pkg string, patterns []string) bool {
 	for _, p := range patterns {

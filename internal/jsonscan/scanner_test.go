@@ -1,0 +1,187 @@
+package jsonscan
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestScannerErrors(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		kind   Kind
+		offset int
+	}{
+		{``, UnexpectedEOF, 0},
+		{`  `, UnexpectedEOF, 2},
+		{`x`, UnexpectedChar, 0},
+		{`[1,]`, UnexpectedChar, 3},
+		{`nul`, BadLiteral, 0},
+		{`[truex]`, ArraySeparator, 5},
+		{`-`, BadNumber, 1},
+		{`01`, TrailingData, 1},
+		{`1.`, BadNumber, 2},
+		{`1.x`, BadNumber, 2},
+		{`1e+`, BadNumber, 3},
+		{`"abc`, UnterminatedString, 4},
+		{`"a\`, UnterminatedString, 2},
+		{`"\x"`, BadEscape, 1},
+		{`"\u12G4"`, BadUnicodeEscape, 1},
+		{"\"a\tb\"", ControlChar, 2},
+		{`[1`, UnterminatedArray, 2},
+		{`[1 2]`, ArraySeparator, 3},
+		{`{`, ExpectedKey, 1},
+		{`{"a":1,}`, ExpectedKey, 7},
+		{`{a:1}`, ExpectedKey, 1},
+		{`{"a" 1}`, ExpectedColon, 5},
+		{`{"a":1`, UnterminatedObject, 6},
+		{`{"a":1 "b":2}`, ObjectSeparator, 7},
+		{`1 2`, TrailingData, 2},
+		{"\xef\xbb\xbf{}", UnexpectedChar, 0},
+		{strings.Repeat("[", 5) + strings.Repeat("]", 5), TooDeep, 4},
+		{`{"a":{"b":{"c":{"d":{}}}}}`, TooDeep, 20},
+	} {
+		s := Scanner{Data: []byte(tc.in), MaxDepth: 4}
+		if s.Document() {
+			t.Errorf("%q: valid", tc.in)
+			continue
+		}
+		if e := s.Err(); e.Kind != tc.kind || e.Offset != tc.offset {
+			t.Errorf("%q: %v at %d, want %v at %d", tc.in, e.Kind, e.Offset, tc.kind, tc.offset)
+		}
+	}
+}
+
+func TestScannerUTF8(t *testing.T) {
+	for _, in := range []string{"\"\xff\"", "\"a\xc3\"", "\"\xed\xa0\x80\"", "{\"\xdf\":0}"} {
+		lax := Scanner{Data: []byte(in), MaxDepth: 8}
+		if !lax.Document() {
+			t.Errorf("%q without UTF8: %v", in, lax.Err().Kind)
+		}
+		strict := Scanner{Data: []byte(in), MaxDepth: 8, Flags: UTF8}
+		if strict.Document() || strict.Err().Kind != InvalidUTF8 {
+			t.Errorf("%q with UTF8: %v", in, strict.Err().Kind)
+		}
+	}
+}
+
+// manyMembers returns n members "k0":0, ... with the names in extra
+// appended.
+func manyMembers(n int, extra ...string) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(`"k` + strconv.Itoa(i) + `":` + strconv.Itoa(i) + ",")
+	}
+	for _, e := range extra {
+		b.WriteString(e + ",")
+	}
+	return strings.TrimSuffix(b.String(), ",")
+}
+
+func TestScannerDuplicates(t *testing.T) {
+	for _, tc := range []struct{ in, dup string }{
+		{`{"a":1,"b":2}`, ""},
+		{`{"a":1,"a":2}`, "a"},
+		{`{"a":1,"\u0061":2}`, "a"},
+		{`{"a":{"a":1},"b":{"a":2}}`, ""},
+		{`[{"x":1},{"x":2}]`, ""},
+		{`{"a":{"b":1,"b":2},"c":1,"c":2}`, "b"},
+		{`{"` + "\xff" + `":1,"\ufffd":2}`, "\ufffd"}, // both read as U+FFFD
+		{`{` + manyMembers(40) + `}`, ""},
+		{`{` + manyMembers(40, `"k3":0`) + `}`, "k3"},
+		{`{` + manyMembers(40, `"k\u0033":0`) + `}`, "k3"},
+		// The duplicate reported is the first in the text, though a big
+		// object's keys are only compared when it closes.
+		{`{` + manyMembers(20, `"k2":0`, `"z":{"y":1,"y":2}`) + `}`, "k2"},
+		{`{` + manyMembers(20, `"z":{"y":1,"y":2}`, `"k2":0`) + `}`, "y"},
+		{`{"a":1,"a":1,` + manyMembers(20, `"k2":0`) + `}`, "a"},
+	} {
+		s := Scanner{Data: []byte(tc.in), MaxDepth: 8, Flags: Duplicates}
+		if !s.Document() {
+			t.Errorf("%.40q: %v", tc.in, s.Err().Kind)
+			continue
+		}
+		k, dup := s.Duplicate()
+		if got := s.KeyString(k); dup != (tc.dup != "") || got != tc.dup {
+			t.Errorf("%.60q: duplicate %v %q, want %q", tc.in, dup, got, tc.dup)
+		}
+		s.Release()
+	}
+}
+
+func TestScannerAllocations(t *testing.T) {
+	data := []byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":{` + manyMembers(40) + `,"s":"a\u00e9\n"}}`)
+	n := testing.AllocsPerRun(100, func() {
+		s := Scanner{Data: data, MaxDepth: 8, Flags: UTF8 | Duplicates}
+		if !s.Document() {
+			t.Fatal(s.Err())
+		}
+		s.Release()
+	})
+	if n != 0 {
+		t.Errorf("%v allocations per scan", n)
+	}
+}
+
+func TestObjectWalk(t *testing.T) {
+	in := []byte(` { "a" : 1 , "b\"c" : {"x":[1,"}"]} ,"":null, "d":"\u00e9" } `)
+	o, ok := ObjectAt(in, SkipSpace(in, 0))
+	if !ok {
+		t.Fatal("not an object")
+	}
+	var got []string
+	for key, escaped, value, ok := o.Next(); ok; key, escaped, value, ok = o.Next() {
+		got = append(got, KeyString(key, escaped)+"="+string(value))
+	}
+	want := `a=1|b"c={"x":[1,"}"]}|=null|d="\u00e9"`
+	if strings.Join(got, "|") != want || o.Malformed() || o.End() != len(in)-1 {
+		t.Errorf("members %q, malformed %v, end %d", got, o.Malformed(), o.End())
+	}
+	for _, bad := range []string{`{"a":1,}`, `{"a" 1}`, `{"a":1 "b":2}`, `{"a":tru}`, `{"a":1"b":2}`, `{"a":[1}`, `{"a":1`, `{1:2}`} {
+		o, _ := ObjectAt([]byte(bad), 0)
+		for _, _, _, ok := o.Next(); ok; _, _, _, ok = o.Next() {
+		}
+		if !o.Malformed() {
+			t.Errorf("%s: not malformed", bad)
+		}
+	}
+	if Member([]byte(`{"a":{"b":2},"b":3}`), "b") == nil || string(Member([]byte(`{"a":{"b":2},"b":3}`), "b")) != "3" {
+		t.Error("Member found a nested key")
+	}
+}
+
+func TestArrayWalk(t *testing.T) {
+	in := []byte(`[ 1 , "]" , [2,[3]] , {"a":[]} ]`)
+	a, _ := ArrayAt(in, 0)
+	var got []string
+	for elem, ok := a.Next(); ok; elem, ok = a.Next() {
+		got = append(got, string(elem))
+	}
+	if strings.Join(got, "|") != `1|"]"|[2,[3]]|{"a":[]}` || a.Malformed() || a.End() != len(in) {
+		t.Errorf("elements %q, malformed %v, end %d", got, a.Malformed(), a.End())
+	}
+	for _, bad := range []string{`[1,]`, `[,1]`, `[1 2]`, `[1`, `[x]`} {
+		a, _ := ArrayAt([]byte(bad), 0)
+		for _, ok := a.Next(); ok; _, ok = a.Next() {
+		}
+		if !a.Malformed() {
+			t.Errorf("%s: not malformed", bad)
+		}
+	}
+}
+
+func TestReadersDoNotAllocate(t *testing.T) {
+	params := []byte(`{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"k\u0065y":"v\u00e9"}`)
+	n := testing.AllocsPerRun(100, func() {
+		meta := Member(params, "_meta")
+		if !StringEqual(Member(meta, "io.modelcontextprotocol/protocolVersion"), "2026-07-28") {
+			t.Fatal("no version")
+		}
+		if !StringEqual(Member(params, "key"), "vé") {
+			t.Fatal("no key")
+		}
+	})
+	if n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
