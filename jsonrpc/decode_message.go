@@ -2,6 +2,8 @@ package jsonrpc
 
 import (
 	"encoding/json"
+
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
 )
 
 // The members a message object may have, as bits.
@@ -14,24 +16,54 @@ const (
 	memError
 )
 
-var memberNames = [...]string{"jsonrpc", "method", "params", "id", "result", "error"}
+// The index in a member table of each member a message may have.
+const (
+	idxJSONRPC = iota
+	idxMethod
+	idxParams
+	idxID
+	idxResult
+	idxError
+	numMembers
+)
+
+// memberIndex returns the index of the message member named name, or -1.
+func memberIndex(name []byte) int {
+	switch string(name) {
+	case "jsonrpc":
+		return idxJSONRPC
+	case "method":
+		return idxMethod
+	case "params":
+		return idxParams
+	case "id":
+		return idxID
+	case "result":
+		return idxResult
+	case "error":
+		return idxError
+	}
+	return -1
+}
 
 type span struct{ start, end int }
 
-// message scans one message object at d.pos. It returns the message, or a
+// message scans one message object at d.Pos. It returns the message, or a
 // DecodeError describing why the (syntactically valid) object is not a
-// message; on a syntax error both are nil and d.err is set.
-func (d *scanner) message(depth int) (Message, *DecodeError) {
+// message; on a syntax error both are nil and the scanner has failed.
+func (d *decoder) message(depth int) (Message, *DecodeError) {
 	var (
 		seen    int
-		vals    [len(memberNames)]span
+		vals    [numMembers]span
 		unknown string
 	)
-	outer := d.invalid
-	d.invalid = ""
-	it, ok := d.objStart(depth)
+	// A duplicate key inside this message is this message's error; one
+	// elsewhere in a batch is not.
+	outer, _ := d.Duplicate()
+	d.SetDuplicate(jsonscan.Key{})
+	it, ok := d.ObjectStart(depth)
 	for ok {
-		k, vs, ve, more, mok := d.objNext(&it)
+		k, vs, ve, more, mok := d.ObjectNext(&it)
 		if !mok {
 			ok = false
 			break
@@ -39,23 +71,24 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 		if !more {
 			break
 		}
-		known := false
-		for i, name := range memberNames {
-			if d.keyIs(k, name) {
-				known = true
-				if bit := 1 << i; seen&bit == 0 {
-					seen |= bit
-					vals[i] = span{vs, ve}
-				}
-				break
-			}
+		var i int
+		if k.Escaped {
+			i = memberIndex([]byte(d.KeyString(k)))
+		} else {
+			i = memberIndex(d.Data[k.Start:k.End])
 		}
-		if !known && unknown == "" {
-			unknown = d.keyString(k)
+		switch {
+		case i >= 0:
+			if bit := 1 << i; seen&bit == 0 {
+				seen |= bit
+				vals[i] = span{vs, ve}
+			}
+		case unknown == "":
+			unknown = d.KeyString(k)
 		}
 	}
-	inner := d.invalid
-	d.invalid = outer
+	dup, hasDup := d.Duplicate()
+	d.SetDuplicate(outer)
 	if !ok {
 		return nil, nil
 	}
@@ -67,7 +100,7 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 		hasNull bool
 	)
 	if seen&memID != 0 {
-		v, err := parseID(d.data[vals[3].start:vals[3].end])
+		v, err := parseID(d.Data[vals[idxID].start:vals[idxID].end])
 		switch {
 		case err != nil:
 			idErr = true
@@ -85,15 +118,15 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 		return nil, e
 	}
 	switch {
-	case inner != "":
-		return fail("%s", inner)
+	case hasDup:
+		return fail("duplicate key %q", d.KeyString(dup))
 	case unknown != "":
 		return fail("unknown member %q", unknown)
 	case seen&memJSONRPC == 0:
 		return fail(`missing "jsonrpc":"2.0"`)
 	}
-	if v := d.data[vals[0].start:vals[0].end]; string(v) != `"2.0"` {
-		if s, ok := unquote(v); !ok || s != "2.0" {
+	if v := d.Data[vals[idxJSONRPC].start:vals[idxJSONRPC].end]; string(v) != `"2.0"` {
+		if s, ok := jsonscan.UnquoteStrict(v); !ok || s != "2.0" {
 			return fail(`"jsonrpc" must be "2.0"`)
 		}
 	}
@@ -105,7 +138,7 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 		if seen&(memResult|memError) != 0 {
 			return fail("a request cannot carry a result or an error")
 		}
-		m := d.data[vals[1].start:vals[1].end]
+		m := d.Data[vals[idxMethod].start:vals[idxMethod].end]
 		if len(m) == 0 || m[0] != '"' {
 			return fail(`"method" must be a string`)
 		}
@@ -117,7 +150,7 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 		}
 		req := &Request{ID: id, Method: d.method(m)}
 		if seen&memParams != 0 {
-			p := d.data[vals[2].start:vals[2].end]
+			p := d.Data[vals[idxParams].start:vals[idxParams].end]
 			if p[0] != '{' && p[0] != '[' {
 				return fail(`"params" must be an object or an array`)
 			}
@@ -143,10 +176,10 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 		if hasNull {
 			return fail(`a result needs a non-null "id"`)
 		}
-		resp.Result = json.RawMessage(d.data[vals[4].start:vals[4].end])
+		resp.Result = json.RawMessage(d.Data[vals[idxResult].start:vals[idxResult].end])
 		return resp, nil
 	}
-	e, msg := parseErrorObject(d.data[vals[5].start:vals[5].end])
+	e, msg := parseErrorObject(d.Data[vals[idxError].start:vals[idxError].end])
 	if e == nil {
 		return fail("%s", msg)
 	}
@@ -156,62 +189,56 @@ func (d *scanner) message(depth int) (Message, *DecodeError) {
 
 // method returns the method name held in the JSON string m, without
 // allocating when it is one of the decoder's known names.
-func (d *scanner) method(m []byte) string {
+func (d *decoder) method(m []byte) string {
 	inner := m[1 : len(m)-1]
 	if d.dec != nil && d.dec.names != nil {
 		if s, ok := d.dec.names[string(inner)]; ok {
 			return s
 		}
 	}
-	s, _ := unquote(m)
+	s, _ := jsonscan.UnquoteStrict(m)
 	return s
 }
 
 // parseErrorObject reads a JSON-RPC error object from already validated
 // JSON. It returns nil and a reason when the object is malformed.
 func parseErrorObject(b []byte) (*Error, string) {
-	if b[0] != '{' {
+	obj, ok := jsonscan.ObjectAt(b, 0)
+	if !ok {
 		return nil, `"error" must be an object`
 	}
-	d := scanner{data: b, maxDepth: int(^uint(0) >> 1)}
 	var (
 		e               Error
 		hasCode, hasMsg bool
 		bad             string
 	)
-	it, _ := d.objStart(1)
-	for {
-		k, vs, ve, more, _ := d.objNext(&it)
-		if !more {
-			break
-		}
-		v := b[vs:ve]
+	for key, escaped, v, ok := obj.Next(); ok; key, escaped, v, ok = obj.Next() {
 		switch {
-		case d.keyIs(k, "code"):
+		case jsonscan.KeyEqual(key, escaped, "code"):
 			hasCode = true
-			if !isInteger(v) {
+			if !jsonscan.IsInteger(v) {
 				bad = `"error.code" must be an integer`
 				continue
 			}
-			n, ok := parseInt64(v)
+			n, ok := jsonscan.ParseInt(v)
 			if !ok {
 				bad = `"error.code" is out of range`
 				continue
 			}
 			e.Code = Code(n)
-		case d.keyIs(k, "message"):
+		case jsonscan.KeyEqual(key, escaped, "message"):
 			hasMsg = true
-			s, ok := unquote(v)
+			s, ok := jsonscan.UnquoteStrict(v)
 			if !ok {
 				bad = `"error.message" must be a string`
 				continue
 			}
 			e.Message = s
-		case d.keyIs(k, "data"):
+		case jsonscan.KeyEqual(key, escaped, "data"):
 			e.Data = json.RawMessage(v)
 		default:
 			if bad == "" {
-				bad = "unknown member " + quoteForMessage(d.keyString(k)) + ` in "error"`
+				bad = "unknown member " + quoteForMessage(jsonscan.KeyString(key, escaped)) + ` in "error"`
 			}
 		}
 	}
@@ -226,31 +253,31 @@ func parseErrorObject(b []byte) (*Error, string) {
 	return &e, ""
 }
 
-// batch scans a JSON array of messages at d.pos.
-func (d *scanner) batch(max int) (Message, *DecodeError) {
-	d.pos++
-	d.skipWS()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
+// batch scans a JSON array of messages at d.Pos.
+func (d *decoder) batch(max int) (Message, *DecodeError) {
+	d.Pos++
+	d.SkipSpace()
+	if d.Pos < len(d.Data) && d.Data[d.Pos] == ']' {
+		d.Pos++
 		return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "Invalid Request: empty batch")}
 	}
 	b := &Batch{}
 	n := 0
 	for {
-		d.skipWS()
-		if d.pos >= len(d.data) {
-			d.syntax("unterminated array")
+		d.SkipSpace()
+		if d.Pos >= len(d.Data) {
+			d.Fail(jsonscan.UnterminatedArray)
 			return nil, nil
 		}
 		n++
 		if n > max {
-			d.fatal("batch of more than %d messages", max)
+			d.fatal = &DecodeError{Err: Errorf(CodeInvalidRequest, "Invalid Request: batch of more than %d messages", max)}
 			return nil, nil
 		}
-		if d.data[d.pos] == '{' {
+		if d.Data[d.Pos] == '{' {
 			msg, derr := d.message(2)
 			switch {
-			case d.err != nil:
+			case d.Failed():
 				return nil, nil
 			case derr != nil:
 				b.Invalid = append(b.Invalid, derr.Response())
@@ -258,24 +285,24 @@ func (d *scanner) batch(max int) (Message, *DecodeError) {
 				b.Messages = append(b.Messages, msg)
 			}
 		} else {
-			if !d.value(1) {
+			if !d.Value(1) {
 				return nil, nil
 			}
 			b.Invalid = append(b.Invalid, &Response{Error: NewError(CodeInvalidRequest, "Invalid Request: a batch member must be an object")})
 		}
-		d.skipWS()
-		if d.pos >= len(d.data) {
-			d.syntax("unterminated array")
+		d.SkipSpace()
+		if d.Pos >= len(d.Data) {
+			d.Fail(jsonscan.UnterminatedArray)
 			return nil, nil
 		}
-		switch d.data[d.pos] {
+		switch d.Data[d.Pos] {
 		case ',':
-			d.pos++
+			d.Pos++
 		case ']':
-			d.pos++
+			d.Pos++
 			return b, nil
 		default:
-			d.syntax("expected ',' or ']'")
+			d.Fail(jsonscan.ArraySeparator)
 			return nil, nil
 		}
 	}

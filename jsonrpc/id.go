@@ -3,6 +3,8 @@ package jsonrpc
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
 )
 
 // idKind tells which form of JSON value an ID holds.
@@ -104,66 +106,19 @@ func parseID(data []byte) (ID, error) {
 			return ID{}, nil
 		}
 	case c == '"':
-		s, ok := unquote(data)
+		s, ok := jsonscan.UnquoteStrict(data)
 		if !ok {
 			return ID{}, errInvalidID
 		}
 		return ID{kind: idString, s: s}, nil
 	case c == '-' || (c >= '0' && c <= '9'):
-		if !isInteger(data) {
+		if !jsonscan.IsInteger(data) {
 			return ID{}, errInvalidID
 		}
-		if n, ok := parseInt64(data); ok {
+		if n, ok := jsonscan.ParseInt(data); ok {
 			return ID{kind: idInt, n: n}, nil
 		}
 		return ID{kind: idNumber, s: string(data)}, nil
 	}
 	return ID{}, errInvalidID
-}
-
-// isInteger reports whether b is a JSON number without fraction or exponent.
-func isInteger(b []byte) bool {
-	i := 0
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	if i == len(b) {
-		return false
-	}
-	if b[i] == '0' {
-		return i+1 == len(b)
-	}
-	for ; i < len(b); i++ {
-		if b[i] < '0' || b[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// parseInt64 parses a JSON integer (already checked by isInteger) without
-// allocating; ok is false on overflow.
-func parseInt64(b []byte) (n int64, ok bool) {
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	var u uint64
-	for _, c := range b {
-		d := uint64(c - '0')
-		if u > (1<<63)/10 {
-			return 0, false
-		}
-		u = u*10 + d
-		if u > 1<<63 {
-			return 0, false
-		}
-	}
-	if neg {
-		return -int64(u), true // -(1<<63) wraps to itself: the minimum int64
-	}
-	if u == 1<<63 {
-		return 0, false
-	}
-	return int64(u), true
 }
