@@ -30,6 +30,18 @@ func TestMember(t *testing.T) {
 	}
 }
 
+// TestStringEqualsNeedsAClosedString: stringEquals took any value that
+// starts with a quote for a string and compared what lay between its
+// first and last bytes, so the unterminated "ab stood for "a", and "a"b"
+// for a"b.
+func TestStringEqualsNeedsAClosedString(t *testing.T) {
+	for _, tc := range []struct{ raw, s string }{{`"ab`, "a"}, {`"a"b"`, `a"b`}, {`"" `, `"`}} {
+		if stringEquals([]byte(tc.raw), tc.s) {
+			t.Errorf("stringEquals(%s, %q) = true", tc.raw, tc.s)
+		}
+	}
+}
+
 func TestMemberAllocs(t *testing.T) {
 	params := []byte(`{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`)
 	n := testing.AllocsPerRun(100, func() {
