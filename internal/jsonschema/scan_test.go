@@ -33,6 +33,36 @@ func TestCheckSyntaxDepth(t *testing.T) {
 	}
 }
 
+// TestInvalidUTF8ReadsAsReplacementChar: checkSyntax accepts invalid UTF-8
+// in strings, as encoding/json does, but the engine compared such strings
+// and member names byte for byte where encoding/json (and the full engine)
+// read each bad byte as U+FFFD: "\xff" was not the enum value "\ufffd",
+// and a member "\xff" escaped a property "\ufffd" of the schema.
+func TestInvalidUTF8ReadsAsReplacementChar(t *testing.T) {
+	for _, tc := range []struct {
+		schema, instance string
+		valid            bool
+	}{
+		{`{"enum":["\ufffd"]}`, "\"\xff\"", true},
+		{`{"const":"a\ufffd\n"}`, "\"a\xff\\n\"", true},
+		{`{"properties":{"\ufffd":{"type":"string"}}}`, "{\"\xff\":1}", false},
+		{`{"type":"array","uniqueItems":true}`, "[\"\xff\",\"\xfe\"]", false},
+		{`{"type":"string","maxLength":1}`, "\"\xff\"", true},
+	} {
+		s := MustCompile(tc.schema)
+		if err := s.Validate(json.RawMessage(tc.instance)); (err == nil) != tc.valid {
+			t.Errorf("%s against %q: %v, want valid %v", tc.schema, tc.instance, err, tc.valid)
+		}
+		full, err := compileFull(t, s.raw, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := full.Validate([]byte(tc.instance)); (err == nil) != tc.valid {
+			t.Errorf("full engine: %s against %q: %v, want valid %v", tc.schema, tc.instance, err, tc.valid)
+		}
+	}
+}
+
 func TestDecimal(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
