@@ -77,6 +77,16 @@ func findMember(obj []byte, name string) (value []byte, found bool, err error) {
 // string, decoded as encoding/json decodes it.
 func rawString(v []byte) (string, bool) { return jsonscan.Unquote(v) }
 
+// isVerbatimString reports whether v is a JSON string whose value is its
+// text between the quotes: no escapes, valid UTF-8.
+func isVerbatimString(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' {
+		return false
+	}
+	end, escaped := jsonscan.SkipString(v, 0)
+	return end == len(v) && !escaped
+}
+
 // isNull reports whether the raw value v is JSON null.
 func isNull(v []byte) bool {
 	i := skipSpace(v, 0)

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -609,7 +608,7 @@ func decodeImplementation(v []byte, src string, impl *Implementation) error {
 		if isNull(val) {
 			return false, nil // encoding/json leaves the field as it is
 		}
-		if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' || bytes.IndexByte(val, '\\') >= 0 {
+		if !isVerbatimString(val) {
 			slow = true
 			return true, nil
 		}
