@@ -330,15 +330,60 @@ func (s *Scanner) array(depth int) bool {
 	}
 }
 
+// object scans the object at Pos. It is ObjectStart and ObjectNext in one
+// loop, for the objects nobody looks into.
 func (s *Scanner) object(depth int) bool {
-	it, ok := s.ObjectStart(depth)
-	for ok {
-		var more bool
-		if _, _, _, more, ok = s.ObjectNext(&it); !more {
-			break
+	if depth > s.MaxDepth {
+		return s.Fail(TooDeep)
+	}
+	b := s.Data
+	it := ObjectIter{depth: depth, base: len(s.keys)}
+	i := SkipSpace(b, s.Pos+1)
+	if i < len(b) && b[i] == '}' {
+		s.Pos = i + 1
+		return true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			s.Pos = i
+			return s.Fail(ExpectedKey)
+		}
+		s.Pos = i
+		k, ok := s.String()
+		if !ok {
+			return false
+		}
+		if s.Flags&Duplicates != 0 {
+			s.noteKey(&it, k)
+		}
+		i = SkipSpace(b, s.Pos)
+		if i >= len(b) || b[i] != ':' {
+			s.Pos = i
+			return s.Fail(ExpectedColon)
+		}
+		s.Pos = SkipSpace(b, i+1)
+		if !s.Value(depth) {
+			return false
+		}
+		i = SkipSpace(b, s.Pos)
+		if i >= len(b) {
+			s.Pos = i
+			return s.Fail(UnterminatedObject)
+		}
+		switch b[i] {
+		case ',':
+			i = SkipSpace(b, i+1)
+		case '}':
+			s.Pos = i + 1
+			if s.Flags&Duplicates != 0 {
+				s.closeObject(&it)
+			}
+			return true
+		default:
+			s.Pos = i
+			return s.Fail(ObjectSeparator)
 		}
 	}
-	return ok
 }
 
 // An ObjectIter is the state of a Scanner walking an object's members.
