@@ -4,6 +4,9 @@
 // library's own in-memory path (mcpwire: its memory transport; the
 // official Go SDK: NewInMemoryTransports; mcp-go: its in-process client;
 // the floor: encoding/json on both sides of a function call).
+// BenchmarkRoundTrip pins every client to the 2025-11-25 legacy session,
+// BenchmarkRoundTripModern to 2026-07-28; a library whose client cannot
+// speak the era skips it.
 //
 //	go test -run '^$' -bench RoundTrip -benchmem ./inprocess
 //
@@ -12,6 +15,7 @@
 package inprocess
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
@@ -67,20 +71,45 @@ func newMcpGoServer() *mcpgoserver.MCPServer {
 	return s
 }
 
+// The protocol revisions of the two eras.
+const (
+	legacyVersion = "2025-11-25"
+	modernVersion = "2026-07-28"
+)
+
+// BenchmarkRoundTrip is the round trip in a 2025-11-25 session.
 func BenchmarkRoundTrip(b *testing.B) {
-	b.Run("floor", benchFloor)
+	b.Run("floor", func(b *testing.B) { benchFloor(b, false) })
 	b.Run("mcpwire", func(b *testing.B) { benchMcpwire(b, mcp.LatestLegacy) })
-	b.Run("mcpwire-stateless", func(b *testing.B) { benchMcpwire(b, mcp.Latest) })
-	b.Run("gosdk", benchGoSDK)
-	b.Run("mcpgo", benchMcpGo)
+	b.Run("gosdk", func(b *testing.B) { benchGoSDK(b, legacyVersion) })
+	b.Run("mcpgo", func(b *testing.B) { benchMcpGo(b, legacyVersion) })
+}
+
+// BenchmarkRoundTripModern is the round trip in the 2026-07-28 era, which
+// mcpwire's client.Connect speaks by default: every request carries the
+// _meta envelope, every result the server's info.
+func BenchmarkRoundTripModern(b *testing.B) {
+	b.Run("floor", func(b *testing.B) { benchFloor(b, true) })
+	b.Run("mcpwire", func(b *testing.B) { benchMcpwire(b, "") })
+	b.Run("gosdk", func(b *testing.B) { benchGoSDK(b, modernVersion) })
+	b.Run("mcpgo", func(b *testing.B) { benchMcpGo(b, modernVersion) })
 }
 
 // benchFloor is the floor's round trip: the client encodes the request
 // and decodes the answer with encoding/json; the server is floor.Handle.
-func benchFloor(b *testing.B) {
+// A modern request carries the envelope (encoded with the request, as a
+// client without a pre-encoded envelope does), and its result must be
+// marked complete.
+func benchFloor(b *testing.B, modern bool) {
+	type envelope struct {
+		Version string              `json:"io.modelcontextprotocol/protocolVersion"`
+		Caps    struct{}            `json:"io.modelcontextprotocol/clientCapabilities"`
+		Info    *mcp.Implementation `json:"io.modelcontextprotocol/clientInfo"`
+	}
 	type params struct {
-		Name      string   `json:"name"`
-		Arguments EchoArgs `json:"arguments"`
+		Name      string    `json:"name"`
+		Arguments EchoArgs  `json:"arguments"`
+		Meta      *envelope `json:"_meta,omitempty"`
 	}
 	type req struct {
 		JSONRPC string `json:"jsonrpc"`
@@ -95,24 +124,34 @@ func benchFloor(b *testing.B) {
 				Type string `json:"type"`
 				Text string `json:"text"`
 			} `json:"content"`
-			IsError bool `json:"isError"`
+			IsError    bool   `json:"isError"`
+			ResultType string `json:"resultType"`
 		} `json:"result"`
+	}
+	var env *envelope
+	wantType := ""
+	if modern {
+		env = &envelope{Version: modernVersion, Info: &mcp.Implementation{Name: "bench-client", Version: "1"}}
+		wantType = "complete"
 	}
 	b.ReportAllocs()
 	id := int64(0)
 	for b.Loop() {
 		id++
-		msg, err := json.Marshal(req{"2.0", id, "tools/call", params{"echo", EchoArgs{text}}})
+		msg, err := json.Marshal(req{"2.0", id, "tools/call", params{"echo", EchoArgs{text}, env}})
 		if err != nil {
 			b.Fatal(err)
 		}
 		var r resp
-		if err := json.Unmarshal(floor.Handle(msg), &r); err != nil || r.ID != id || r.Result.Content[0].Text != text {
+		if err := json.Unmarshal(floor.Handle(msg), &r); err != nil || r.ID != id || len(r.Result.Content) != 1 ||
+			r.Result.Content[0].Text != text || r.Result.ResultType != wantType {
 			b.Fatal(r, err)
 		}
 	}
 }
 
+// benchMcpwire is mcpwire's round trip in revision v ("": what
+// client.Connect chooses, 2026-07-28 with this server).
 func benchMcpwire(b *testing.B, v mcp.Version) {
 	s := newMcpwireServer()
 	ct, st := memory.NewPair(nil)
@@ -127,6 +166,9 @@ func benchMcpwire(b *testing.B, v mcp.Version) {
 		b.Fatal(err)
 	}
 	defer cs.Close()
+	if want := cmp.Or(v, mcp.Latest); cs.ProtocolVersion() != want {
+		b.Fatalf("the session speaks %s, want %s", cs.ProtocolVersion(), want)
+	}
 	args, _ := json.Marshal(EchoArgs{Text: text})
 	params := &mcp.CallToolParams{Name: "echo", Arguments: args}
 	b.ReportAllocs()
@@ -138,7 +180,9 @@ func benchMcpwire(b *testing.B, v mcp.Version) {
 	}
 }
 
-func benchGoSDK(b *testing.B) {
+// benchGoSDK is the official Go SDK's round trip, its client pinned to
+// revision v.
+func benchGoSDK(b *testing.B, v string) {
 	s := newGoSDKServer()
 	ct, st := gosdk.NewInMemoryTransports()
 	ctx := context.Background()
@@ -147,11 +191,14 @@ func benchGoSDK(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ss.Close()
-	cs, err := gosdk.NewClient(&gosdk.Implementation{Name: "bench-client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := gosdk.NewClient(&gosdk.Implementation{Name: "bench-client", Version: "1"}, nil).Connect(ctx, ct, &gosdk.ClientSessionOptions{ProtocolVersion: v})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer cs.Close()
+	if got := cs.InitializeResult().ProtocolVersion; got != v {
+		b.Skipf("the client speaks %s in process, not %s", got, v)
+	}
 	params := &gosdk.CallToolParams{Name: "echo", Arguments: EchoArgs{Text: text}}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -162,7 +209,8 @@ func benchGoSDK(b *testing.B) {
 	}
 }
 
-func benchMcpGo(b *testing.B) {
+// benchMcpGo is mcp-go's round trip, its client pinned to revision v.
+func benchMcpGo(b *testing.B, v string) {
 	c, err := mcpgoclient.NewInProcessClient(newMcpGoServer())
 	if err != nil {
 		b.Fatal(err)
@@ -173,10 +221,14 @@ func benchMcpGo(b *testing.B) {
 		b.Fatal(err)
 	}
 	init := mcpgo.InitializeRequest{}
-	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = v
 	init.Params.ClientInfo = mcpgo.Implementation{Name: "bench-client", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
+	res, err := c.Initialize(ctx, init)
+	if err != nil {
 		b.Fatal(err)
+	}
+	if res.ProtocolVersion != v {
+		b.Skipf("the client speaks %s in process, not %s", res.ProtocolVersion, v)
 	}
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name = "echo"

@@ -66,10 +66,25 @@ func initLegacy(h *hconn) (*httpSession, error) {
 	return &httpSession{h: h, hdr: hdr}, nil
 }
 
-// openModern dials addr for stateless 2026-07-28 requests.
+// openModern dials addr for stateless 2026-07-28 requests and asks
+// server/discover first, as a client does when it connects: errNotModern
+// when the server does not serve that era.
 func openModern(addr string) (*httpSession, error) {
 	h, err := dialHTTP(addr)
 	if err != nil {
+		return nil, err
+	}
+	hdr := baseHeaders + "MCP-Protocol-Version: " + modernVersion + "\r\nMcp-Method: server/discover\r\n"
+	res, err := h.do("POST", "/mcp", hdr, discoverRequest(0))
+	switch {
+	case err != nil:
+	case res.status != 200:
+		err = fmt.Errorf("%w (server/discover: HTTP %d: %.200s)", errNotModern, res.status, res.body)
+	default:
+		err = checkDiscover(res.body)
+	}
+	if err != nil {
+		h.close()
 		return nil, err
 	}
 	return &httpSession{h: h, hdr: baseHeaders + "MCP-Protocol-Version: " + modernVersion + "\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n"}, nil

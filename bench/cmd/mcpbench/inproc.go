@@ -12,8 +12,9 @@ import (
 )
 
 // inProcess compiles the in-process benchmarks once and runs each
-// implementation's round trip separately, in the rotated order, once per
-// repetition.
+// implementation's round trip in each era separately, in the rotated
+// order, once per repetition. An implementation that skips an era (its
+// client cannot speak it) is "n/a" there.
 func inProcess(cfg config, r *report) error {
 	tmp, err := os.MkdirTemp("", "mcpbench-inprocess")
 	if err != nil {
@@ -26,22 +27,29 @@ func inProcess(cfg config, r *report) error {
 	if err := cmd.Run(); err != nil {
 		return err
 	}
-	names := []string{"floor", "mcpwire", "mcpwire-stateless", "gosdk", "mcpgo"}
+	names := []string{"floor", "mcpwire", "gosdk", "mcpgo"}
+	eras := []struct{ key, bench string }{{"inprocess", "BenchmarkRoundTrip"}, {"inprocess-modern", "BenchmarkRoundTripModern"}}
 	for rep := range cfg.reps {
-		for i := range names {
-			name := names[(i+rep)%len(names)]
-			out, err := exec.Command(bin, "-test.run", "^$", "-test.bench", "^BenchmarkRoundTrip$/^"+name+"$",
-				"-test.benchmem", "-test.benchtime", cfg.benchtime, "-test.timeout", "2m").CombinedOutput()
-			if err != nil {
-				return fmt.Errorf("%s: %v\n%s", name, err, out)
+		for _, era := range eras {
+			for i := range names {
+				name := names[(i+rep)%len(names)]
+				out, err := exec.Command(bin, "-test.run", "^$", "-test.bench", "^"+era.bench+"$/^"+name+"$",
+					"-test.benchmem", "-test.benchtime", cfg.benchtime, "-test.timeout", "2m").CombinedOutput()
+				if err != nil {
+					return fmt.Errorf("%s, %s: %v\n%s", era.bench, name, err, out)
+				}
+				if bytes.Contains(out, []byte("--- SKIP")) {
+					r.markNA(era.key, name)
+					continue
+				}
+				m, err := parseBench(out)
+				if err != nil {
+					return fmt.Errorf("%s, %s: %v\n%s", era.bench, name, err, out)
+				}
+				r.add(era.key, name, m)
 			}
-			m, err := parseBench(out)
-			if err != nil {
-				return fmt.Errorf("%s: %v\n%s", name, err, out)
-			}
-			r.add("inprocess", name, m)
+			logf("rep %d/%d %s: %s", rep+1, cfg.reps, era.key, r.brief(era.key, rep))
 		}
-		logf("rep %d/%d inprocess: %s", rep+1, cfg.reps, r.brief("inprocess", rep))
 	}
 	return nil
 }

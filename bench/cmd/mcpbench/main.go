@@ -23,6 +23,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -49,6 +50,11 @@ type impl struct {
 	size        int64
 	prebuilt    bool     // given with -with: not built here
 	stateless   []string // the flags that make its HTTP server serve 2026-07-28 requests
+
+	// Whether it serves the 2026-07-28 era over stdio and over HTTP (with
+	// the stateless flags), as checkAll found: where it does not, its
+	// figures for that era are "n/a".
+	modernStdio, modernHTTP bool
 }
 
 var impls = []*impl{
@@ -159,10 +165,10 @@ func run(cfg config) error {
 		return fmt.Errorf("answers: %v", err)
 	}
 	if cfg.check {
-		logf("every server answers what the floor answers (stdio, HTTP legacy session, HTTP stateless)")
+		logf("every server answers what the floor answers (stdio and HTTP, legacy session and 2026-07-28)")
 		return nil
 	}
-	r := &report{cfg: cfg, results: map[string]map[string][]metrics{}}
+	r := &report{cfg: cfg, results: map[string]map[string][]metrics{}, na: map[string]map[string]bool{}}
 	scenarios := buildScenarios(cfg, wants)
 	for rep := range cfg.reps {
 		for _, sc := range scenarios {
@@ -172,6 +178,7 @@ func run(cfg config) error {
 			for i := range impls {
 				im := impls[(i+rep)%len(impls)]
 				if sc.skip != nil && sc.skip(im) {
+					r.markNA(sc.key, im.name)
 					continue
 				}
 				currentRun = sc.key + "-" + im.name
@@ -225,9 +232,13 @@ type scenario struct {
 	skip func(im *impl) bool
 }
 
-// answers are the floor's results, which every server must give.
+// answers are the floor's results, which every server must give: legacy
+// tools/call results (100 B and 64 KiB, the same over stdio and HTTP) and
+// the 2026-07-28 ones (100 B) over stdio and HTTP, nil where the server
+// does not serve that era.
 type answers struct {
-	small, big, modern json.RawMessage
+	small, big              json.RawMessage
+	modernStdio, modernHTTP json.RawMessage
 }
 
 const (
@@ -251,10 +262,23 @@ func buildScenarios(cfg config, w answers) []scenario {
 			scenario{key: "stdio-pipe64-" + p.name, run: func(im *impl) (metrics, error) { return stdioPipelined(im.bin, p.t, p.want, 64, lim) }},
 		)
 	}
+	// The 2026-07-28 era, as a client.Connect speaks it by default.
+	noStdio := func(im *impl) bool { return !im.modernStdio }
+	noHTTP := func(im *impl) bool { return !im.modernHTTP }
+	sc = append(sc,
+		scenario{key: "stdio-modern-seq-100B", skip: noStdio, run: func(im *impl) (metrics, error) { return stdioSequential(im.bin, modern, w.modernStdio, lim) }},
+		scenario{key: "stdio-modern-pipe64-100B", skip: noStdio, run: func(im *impl) (metrics, error) {
+			return stdioPipelined(im.bin, modern, w.modernStdio, 64, lim)
+		}},
+	)
 	for _, c := range []int{1, 16, 64} {
 		sc = append(sc, scenario{key: fmt.Sprintf("http-%d-100B", c), run: func(im *impl) (metrics, error) { return httpLoad(im.bin, nil, small, w.small, c, lim) }})
 	}
-	sc = append(sc, scenario{key: "http-stateless-64-100B", run: func(im *impl) (metrics, error) { return httpLoad(im.bin, im.stateless, modern, w.modern, 64, lim) }})
+	for _, c := range []int{1, 64} {
+		sc = append(sc, scenario{key: fmt.Sprintf("http-modern-%d-100B", c), skip: noHTTP, run: func(im *impl) (metrics, error) {
+			return httpLoad(im.bin, im.stateless, modern, w.modernHTTP, c, lim)
+		}})
+	}
 	for _, n := range cfg.sessions {
 		sc = append(sc, scenario{key: fmt.Sprintf("idle-%d", n), run: func(im *impl) (metrics, error) { return idleSessions(im.bin, n, lim) }})
 	}
@@ -309,7 +333,10 @@ func openStdioNoInit(bin string) (*stdioClient, error) {
 }
 
 // checkAll checks every server's answers over stdio and HTTP against the
-// floor's, and returns the floor's answers.
+// floor's, and returns the floor's answers. A server that does not serve
+// the 2026-07-28 era on a transport is marked so (its figures there are
+// "n/a"); one that serves it must answer what the floor answers. The
+// floor and mcpwire must serve both eras on both transports.
 func checkAll() (answers, error) {
 	var w answers
 	small, big := newCallTemplate(smallPayload, false), newCallTemplate(bigPayload, false)
@@ -319,6 +346,10 @@ func checkAll() (answers, error) {
 		if err != nil {
 			return w, fmt.Errorf("%s: %v", im.name, err)
 		}
+		im.modernStdio, im.modernHTTP = got.modernStdio != nil, got.modernHTTP != nil
+		if (im.name == "floor" || im.name == "mcpwire") && !(im.modernStdio && im.modernHTTP) {
+			return w, fmt.Errorf("%s: does not serve 2026-07-28 over both stdio and HTTP", im.name)
+		}
 		if im.name == "floor" {
 			w = got
 			continue
@@ -326,10 +357,21 @@ func checkAll() (answers, error) {
 		for _, c := range []struct {
 			what      string
 			got, want json.RawMessage
-		}{{"tools/call, 100 B", got.small, w.small}, {"tools/call, 64 KiB", got.big, w.big}, {"stateless tools/call", got.modern, w.modern}} {
+		}{
+			{"tools/call, 100 B", got.small, w.small},
+			{"tools/call, 64 KiB", got.big, w.big},
+			{"2026-07-28 tools/call over stdio", got.modernStdio, w.modernStdio},
+			{"2026-07-28 tools/call over HTTP", got.modernHTTP, w.modernHTTP},
+		} {
+			if c.got == nil { // an era it does not serve
+				continue
+			}
 			if err := sameAnswer(c.got, c.want); err != nil {
 				return w, fmt.Errorf("%s, %s: %v", im.name, c.what, err)
 			}
+		}
+		if !im.modernStdio || !im.modernHTTP {
+			logf("%s serves 2026-07-28 over stdio: %v, over HTTP: %v (n/a where it does not)", im.name, im.modernStdio, im.modernHTTP)
 		}
 	}
 	return w, nil
@@ -378,6 +420,10 @@ func probe(im *impl, small, big, modern *callTemplate) (answers, error) {
 	if err := c.p.stop(); err != nil {
 		return a, fmt.Errorf("stdio: %v", err)
 	}
+	// stdio, 2026-07-28: server/discover, then the call.
+	if a.modernStdio, err = probeModernStdio(im.bin, modern); err != nil {
+		return a, fmt.Errorf("stdio, 2026-07-28: %v", err)
+	}
 	// HTTP, legacy session: the same answers.
 	p, err := startHTTP(im.bin)
 	if err != nil {
@@ -409,24 +455,51 @@ func probe(im *impl, small, big, modern *callTemplate) (answers, error) {
 	if err := p.stop(); err != nil {
 		return a, err
 	}
-	// HTTP, stateless.
+	// HTTP, 2026-07-28 (stateless).
 	p, err = startHTTP(im.bin, im.stateless...)
 	if err != nil {
 		return a, err
 	}
 	defer p.kill()
 	s, err = openModern(p.addr)
+	if errors.Is(err, errNotModern) {
+		return a, p.stop()
+	}
 	if err != nil {
 		return a, err
 	}
 	defer s.h.close()
 	body, err := s.call(modern, 30)
 	if err != nil {
-		return a, fmt.Errorf("HTTP stateless: %v", err)
+		return a, fmt.Errorf("HTTP, 2026-07-28: %v", err)
 	}
 	if r, err = parseResponse(body); err != nil {
-		return a, fmt.Errorf("HTTP stateless tools/call: %v", err)
+		return a, fmt.Errorf("HTTP, 2026-07-28 tools/call: %v", err)
 	}
-	a.modern = append(json.RawMessage(nil), r.Result...)
+	a.modernHTTP = append(json.RawMessage(nil), r.Result...)
 	return a, p.stop()
+}
+
+// probeModernStdio opens a 2026-07-28 session over stdio and returns the
+// result of one call; nil (and no error) when the server does not serve
+// that era.
+func probeModernStdio(bin string, modern *callTemplate) (json.RawMessage, error) {
+	c, err := openStdioModern(bin)
+	if errors.Is(err, errNotModern) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer c.p.kill()
+	line, err := c.call(modern, 40)
+	if err != nil {
+		return nil, err
+	}
+	r, err := parseResponse(line)
+	if err != nil {
+		return nil, fmt.Errorf("tools/call: %v", err)
+	}
+	res := append(json.RawMessage(nil), r.Result...)
+	return res, c.p.stop()
 }

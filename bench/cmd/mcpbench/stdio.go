@@ -33,6 +33,41 @@ func openStdio(bin string, extra ...string) (*stdioClient, error) {
 	return c, nil
 }
 
+// openStdioModern starts bin -stdio and opens a 2026-07-28 session as a
+// client does: server/discover, no initialize. It returns errNotModern
+// when the server does not serve that era.
+func openStdioModern(bin string) (*stdioClient, error) {
+	p, err := startStdio(bin)
+	if err != nil {
+		return nil, err
+	}
+	c := &stdioClient{p: p, w: newWriter(p)}
+	err = c.send(discoverRequest(0))
+	var line []byte
+	if err == nil {
+		line, err = c.readResponse()
+	}
+	if err == nil {
+		err = checkDiscover(line)
+	}
+	if err != nil {
+		p.kill()
+		if errors.Is(err, errNotModern) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("server/discover: %v (stderr: %.500s)", err, p.stderr)
+	}
+	return c, nil
+}
+
+// openStdioFor opens the session a template's requests belong to.
+func openStdioFor(bin string, t *callTemplate) (*stdioClient, error) {
+	if t.modern {
+		return openStdioModern(bin)
+	}
+	return openStdio(bin)
+}
+
 func (c *stdioClient) initialize() error {
 	if err := c.send(initializeRequest(0)); err != nil {
 		return err
@@ -102,10 +137,10 @@ func (c *stdioClient) call(t *callTemplate, id int64) ([]byte, error) {
 	return c.readResponse()
 }
 
-// stdioSequential measures one call at a time: latency percentiles, calls
+// stdioSequential measures one call at a time, in the template's era: latency percentiles, calls
 // per second and server CPU per call.
 func stdioSequential(bin string, t *callTemplate, want []byte, lim limits) (metrics, error) {
-	c, err := openStdio(bin)
+	c, err := openStdioFor(bin, t)
 	if err != nil {
 		return nil, err
 	}
@@ -161,10 +196,11 @@ func latencyMetrics(lat []time.Duration) metrics {
 	}
 }
 
-// stdioPipelined keeps depth calls in flight on one session and measures
+// stdioPipelined keeps depth calls in flight on one session (in the
+// template's era) and measures
 // calls per second and server CPU per call.
 func stdioPipelined(bin string, t *callTemplate, want []byte, depth int, lim limits) (metrics, error) {
-	c, err := openStdio(bin)
+	c, err := openStdioFor(bin, t)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -47,6 +49,36 @@ func (t *callTemplate) append(b []byte, id int64) []byte {
 	b = append(b, t.prefix...)
 	b = strconv.AppendInt(b, id, 10)
 	return append(b, t.suffix...)
+}
+
+// discoverRequest is a 2026-07-28 server/discover, which opens a modern
+// session as client.Connect does (there is no initialize).
+func discoverRequest(id int64) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":` + strconv.FormatInt(id, 10) + `,"method":"server/discover","params":{` + modernMeta + `}}`)
+}
+
+// errNotModern says that a server does not serve the 2026-07-28 era
+// where it was asked to: its figures for that era are "n/a", not a
+// failure.
+var errNotModern = errors.New("does not serve 2026-07-28")
+
+// checkDiscover reads the answer to server/discover: errNotModern when it
+// is an error or does not list 2026-07-28.
+func checkDiscover(line []byte) error {
+	r, err := parseResponse(line)
+	if err != nil {
+		if r.Error != nil {
+			return fmt.Errorf("%w (server/discover: %.200s)", errNotModern, r.Error)
+		}
+		return err
+	}
+	var d struct {
+		SupportedVersions []string `json:"supportedVersions"`
+	}
+	if err := json.Unmarshal(r.Result, &d); err != nil || !slices.Contains(d.SupportedVersions, modernVersion) {
+		return fmt.Errorf("%w (server/discover: %.200s)", errNotModern, r.Result)
+	}
+	return nil
 }
 
 func initializeRequest(id int64) []byte {

@@ -3,6 +3,15 @@
 // still answer what the others answer. It checks nothing it need not
 // check, runs no goroutine of its own, and keeps a legacy HTTP session as
 // one map entry. Every other implementation is measured against it.
+//
+// It serves both protocol eras on every transport, as the others do: a
+// request whose _meta names a protocol version is a 2026-07-28 request.
+// For those it does what that revision asks of every server and no more:
+// it answers server/discover, refuses a request whose envelope names a
+// revision it does not serve (-32022) or lacks the client capabilities
+// (-32602), and marks its results (resultType, the server's info in
+// _meta). A floor that skipped the envelope's checks would be measured
+// doing less than a 2026-07-28 server must.
 package floor
 
 import (
@@ -34,8 +43,9 @@ type response struct {
 }
 
 type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 type callParams struct {
@@ -43,9 +53,27 @@ type callParams struct {
 	Arguments struct {
 		Text *string `json:"text"`
 	} `json:"arguments"`
-	Meta struct {
-		Version string `json:"io.modelcontextprotocol/protocolVersion"`
-	} `json:"_meta"`
+	Meta envelope `json:"_meta"`
+}
+
+// envelope is what the floor reads of a 2026-07-28 request's _meta.
+type envelope struct {
+	Version string          `json:"io.modelcontextprotocol/protocolVersion"`
+	Caps    json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+}
+
+// modern reports whether the request is a 2026-07-28 request.
+func (e *envelope) modern() bool { return e.Version != "" }
+
+// check refuses an envelope that a 2026-07-28 server must refuse.
+func (e *envelope) check() *rpcError {
+	switch {
+	case e.Version != modernVersion:
+		return &rpcError{Code: -32022, Message: "unsupported protocol version", Data: unsupportedData}
+	case len(e.Caps) == 0 || string(e.Caps) == "null":
+		return &rpcError{Code: -32602, Message: "_meta lacks io.modelcontextprotocol/clientCapabilities"}
+	}
+	return nil
 }
 
 type text struct {
@@ -65,7 +93,13 @@ var (
 	modernMeta = json.RawMessage(`{"io.modelcontextprotocol/serverInfo":{"name":"bench-floor","version":"1.0.0"}}`)
 	tools      = json.RawMessage(`{"tools":[{"name":"echo","description":"Returns its text","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}]}`)
 	versions   = map[string]bool{"2025-11-25": true, "2025-06-18": true, "2025-03-26": true, "2024-11-05": true}
+	discover   = json.RawMessage(`{"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench-floor","version":"1.0.0"}},"resultType":"complete"}`)
+
+	unsupportedData = json.RawMessage(`{"supported":["2026-07-28"]}`)
 )
+
+// modernVersion is the one 2026-07-28-era revision.
+const modernVersion = "2026-07-28"
 
 // Handle answers one request message; it returns nil for a notification
 // and for a message that is not JSON.
@@ -98,16 +132,29 @@ func handle(req *request) *response {
 			p.ProtocolVersion = "2025-11-25"
 		}
 		resp.Result = map[string]any{"protocolVersion": p.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": info}
+	case "server/discover":
+		var p struct {
+			Meta envelope `json:"_meta"`
+		}
+		json.Unmarshal(req.Params, &p)
+		if resp.Error = p.Meta.check(); resp.Error == nil {
+			resp.Result = discover
+		}
 	case "tools/list":
 		resp.Result = tools
 	case "tools/call":
 		var p callParams
 		if err := json.Unmarshal(req.Params, &p); err != nil {
-			resp.Error = &rpcError{-32602, err.Error()}
+			resp.Error = &rpcError{Code: -32602, Message: err.Error()}
 			break
 		}
+		if p.Meta.modern() {
+			if resp.Error = p.Meta.check(); resp.Error != nil {
+				break
+			}
+		}
 		if p.Name != "echo" {
-			resp.Error = &rpcError{-32602, "unknown tool"}
+			resp.Error = &rpcError{Code: -32602, Message: "unknown tool"}
 			break
 		}
 		r := callResult{}
@@ -116,14 +163,14 @@ func handle(req *request) *response {
 		} else {
 			r.Content = []text{{"text", *p.Arguments.Text}}
 		}
-		if p.Meta.Version != "" {
+		if p.Meta.modern() {
 			r.Meta, r.ResultType = modernMeta, "complete"
 		}
 		resp.Result = r
 	case "ping":
 		resp.Result = struct{}{}
 	default:
-		resp.Error = &rpcError{-32601, "method not found"}
+		resp.Error = &rpcError{Code: -32601, Message: "method not found"}
 	}
 	return resp
 }
