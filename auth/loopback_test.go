@@ -121,13 +121,16 @@ func TestLoopbackAuthorizerRefusals(t *testing.T) {
 	}
 
 	// Close ends a wait.
-	done := make(chan error, 1)
-	la2, _ := NewLoopbackAuthorizer(&LoopbackOptions{NoBrowser: true})
+	done, waiting := make(chan error, 1), make(chan struct{})
+	la2, _ := NewLoopbackAuthorizer(&LoopbackOptions{OpenBrowser: func(context.Context, string) error {
+		close(waiting) // the authorization has started: next, Authorize waits
+		return nil
+	}})
 	go func() {
 		_, err := la2.Authorize(context.Background(), "https://as.example.com/authorize?state=s2")
 		done <- err
 	}()
-	time.Sleep(20 * time.Millisecond)
+	<-waiting
 	la2.Close()
 	if err := <-done; err == nil {
 		t.Error("Authorize returned no error after Close")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -122,18 +123,16 @@ func onlyText(t *testing.T, res *mcp.CallToolResult) string {
 	return tc.Text
 }
 
-// eventually polls cond until it holds or 5 s pass. Log and list
+// eventually checks cond once the client and the server have done all
+// they can (the test runs in a synctest bubble). Log and list
 // notifications reach client callbacks through the client's ordered
-// queue; the tests poll rather than depend on when the callbacks run
-// relative to the return of the call that caused them.
+// queue, and the server may deliver list changes after the response of
+// the call that caused them; synctest.Wait waits for all of it.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	synctest.Wait()
+	if !cond() {
+		t.Fatalf("no %s, with the client and the server idle", what)
 	}
 }
 
@@ -367,60 +366,64 @@ func TestProgressTool(t *testing.T) {
 // TestLoggingToolLegacy checks tools-call-with-logging: after
 // logging/setLevel debug, three info messages in order.
 func TestLoggingToolLegacy(t *testing.T) {
-	var mu sync.Mutex
-	var logs []mcp.LoggingMessageParams
-	cs := connect(t, newTestServer(t), eras[1], &client.Options{OnLog: func(ctx context.Context, p *mcp.LoggingMessageParams) {
-		mu.Lock()
-		logs = append(logs, *p)
-		mu.Unlock()
-	}})
-	ctx := testCtx(t)
-	if err := cs.SetLogLevel(ctx, mcp.LevelDebug); err != nil {
-		t.Fatal(err)
-	}
-	if text := onlyText(t, callTool(t, ctx, cs, "test_tool_with_logging", "{}")); text != "Tool with logging executed successfully" {
-		t.Errorf("text %q", text)
-	}
-	eventually(t, "3 log messages", func() bool { mu.Lock(); defer mu.Unlock(); return len(logs) >= 3 })
-	mu.Lock()
-	defer mu.Unlock()
-	want := []string{`"Tool execution started"`, `"Tool processing data"`, `"Tool execution completed"`}
-	for i, l := range logs {
-		if i >= len(want) || l.Level != mcp.LevelInfo || string(l.Data) != want[i] {
-			t.Errorf("log %d: %s %s, want info %s", i, l.Level, l.Data, want[min(i, 2)])
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var logs []mcp.LoggingMessageParams
+		cs := connect(t, newTestServer(t), eras[1], &client.Options{OnLog: func(ctx context.Context, p *mcp.LoggingMessageParams) {
+			mu.Lock()
+			logs = append(logs, *p)
+			mu.Unlock()
+		}})
+		ctx := testCtx(t)
+		if err := cs.SetLogLevel(ctx, mcp.LevelDebug); err != nil {
+			t.Fatal(err)
 		}
-	}
-	// At a level above info the messages are filtered out (checked in
-	// raw_test.go, where arrival order is observable).
+		if text := onlyText(t, callTool(t, ctx, cs, "test_tool_with_logging", "{}")); text != "Tool with logging executed successfully" {
+			t.Errorf("text %q", text)
+		}
+		eventually(t, "3 log messages", func() bool { mu.Lock(); defer mu.Unlock(); return len(logs) >= 3 })
+		mu.Lock()
+		defer mu.Unlock()
+		want := []string{`"Tool execution started"`, `"Tool processing data"`, `"Tool execution completed"`}
+		for i, l := range logs {
+			if i >= len(want) || l.Level != mcp.LevelInfo || string(l.Data) != want[i] {
+				t.Errorf("log %d: %s %s, want info %s", i, l.Level, l.Data, want[min(i, 2)])
+			}
+		}
+		// At a level above info the messages are filtered out (checked in
+		// raw_test.go, where arrival order is observable).
+	})
 }
 
 // TestLoggingToolModern checks that a stateless request receives the log
 // messages of test_tool_with_logging and test_logging_tool when it sets
 // a log level in _meta.
 func TestLoggingToolModern(t *testing.T) {
-	var mu sync.Mutex
-	var logs []string
-	cs := connect(t, newTestServer(t), eras[0], &client.Options{OnLog: func(ctx context.Context, p *mcp.LoggingMessageParams) {
-		mu.Lock()
-		logs = append(logs, string(p.Data))
-		mu.Unlock()
-	}})
-	ctx := testCtx(t)
-	params := map[string]any{"arguments": map[string]any{}, "_meta": map[string]any{"io.modelcontextprotocol/logLevel": "debug"}}
-	for _, tool := range []string{"test_tool_with_logging", "test_logging_tool"} {
-		params["name"] = tool
-		var res mcp.CallToolResult
-		if err := cs.Call(ctx, mcp.MethodCallTool, params, &res); err != nil || res.IsError {
-			t.Fatalf("%s: %+v %v", tool, res, err)
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var logs []string
+		cs := connect(t, newTestServer(t), eras[0], &client.Options{OnLog: func(ctx context.Context, p *mcp.LoggingMessageParams) {
+			mu.Lock()
+			logs = append(logs, string(p.Data))
+			mu.Unlock()
+		}})
+		ctx := testCtx(t)
+		params := map[string]any{"arguments": map[string]any{}, "_meta": map[string]any{"io.modelcontextprotocol/logLevel": "debug"}}
+		for _, tool := range []string{"test_tool_with_logging", "test_logging_tool"} {
+			params["name"] = tool
+			var res mcp.CallToolResult
+			if err := cs.Call(ctx, mcp.MethodCallTool, params, &res); err != nil || res.IsError {
+				t.Fatalf("%s: %+v %v", tool, res, err)
+			}
 		}
-	}
-	eventually(t, "5 log messages", func() bool { mu.Lock(); defer mu.Unlock(); return len(logs) >= 5 })
-	mu.Lock()
-	defer mu.Unlock()
-	want := []string{`"Tool execution started"`, `"Tool processing data"`, `"Tool execution completed"`, `"Logging tool started"`, `"Logging tool finished"`}
-	if !slices.Equal(logs, want) {
-		t.Errorf("logs %v, want %v", logs, want)
-	}
+		eventually(t, "5 log messages", func() bool { mu.Lock(); defer mu.Unlock(); return len(logs) >= 5 })
+		mu.Lock()
+		defer mu.Unlock()
+		want := []string{`"Tool execution started"`, `"Tool processing data"`, `"Tool execution completed"`, `"Logging tool started"`, `"Logging tool finished"`}
+		if !slices.Equal(logs, want) {
+			t.Errorf("logs %v, want %v", logs, want)
+		}
+	})
 }
 
 // answers fills elicitation forms by property name, as the suite's mocks

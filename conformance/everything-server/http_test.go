@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,19 +26,19 @@ func TestRunHTTP(t *testing.T) {
 	ln.Close()
 	ctx, cancel := context.WithCancel(t.Context())
 	exit := make(chan int, 1)
-	go func() { exit <- run(ctx, []string{"-http", addr}, strings.NewReader(""), io.Discard, io.Discard) }()
+	serving := &lineWatch{prefix: "msg=serving", seen: make(chan struct{})}
+	go func() { exit <- run(ctx, []string{"-http", addr, "-v"}, strings.NewReader(""), io.Discard, serving) }()
+	select {
+	case <-serving.seen: // it listens
+	case code := <-exit:
+		t.Fatalf("the server exited with code %d", code)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not say it was serving")
+	}
 	url := "http://" + addr + "/mcp"
 	for _, v := range []mcp.Version{mcp.Latest, mcp.LatestLegacy} {
-		var sess *client.Session
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			c := client.New(mcp.Implementation{Name: "t", Version: "1"}, &client.Options{Version: v})
-			sess, err = c.Connect(t.Context(), streamable.NewTransport(url, nil))
-			if err == nil || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		c := client.New(mcp.Implementation{Name: "t", Version: "1"}, &client.Options{Version: v})
+		sess, err := c.Connect(t.Context(), streamable.NewTransport(url, nil))
 		if err != nil {
 			t.Fatalf("%s: %v", v, err)
 		}
@@ -58,4 +60,37 @@ func TestRunHTTP(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server did not stop")
 	}
+}
+
+// lineWatch is a log writer that closes seen at the first line that
+// contains prefix.
+type lineWatch struct {
+	prefix string
+	seen   chan struct{}
+	mu     sync.Mutex
+	buf    []byte
+	done   bool
+}
+
+func (w *lineWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return len(p), nil
+	}
+	w.buf = append(w.buf, p...)
+	for {
+		line, rest, ok := bytes.Cut(w.buf, []byte("\n"))
+		if !ok {
+			break
+		}
+		w.buf = rest
+		if bytes.Contains(line, []byte(w.prefix)) {
+			w.done = true
+			w.buf = nil
+			close(w.seen)
+			break
+		}
+	}
+	return len(p), nil
 }

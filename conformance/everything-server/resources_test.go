@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -102,89 +103,93 @@ func TestResourceNotFound(t *testing.T) {
 // resources-unsubscribe, and that a subscribed session hears of updates
 // (test_trigger_resource_update) until it unsubscribes.
 func TestSubscriptionsLegacy(t *testing.T) {
-	var mu sync.Mutex
-	var updated []string
-	var changed []string
-	cs := connect(t, newTestServer(t), eras[1], &client.Options{
-		OnResourceUpdated: func(ctx context.Context, uri string) { mu.Lock(); updated = append(updated, uri); mu.Unlock() },
-		OnListChanged:     func(ctx context.Context, method string) { mu.Lock(); changed = append(changed, method); mu.Unlock() },
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var updated []string
+		var changed []string
+		cs := connect(t, newTestServer(t), eras[1], &client.Options{
+			OnResourceUpdated: func(ctx context.Context, uri string) { mu.Lock(); updated = append(updated, uri); mu.Unlock() },
+			OnListChanged:     func(ctx context.Context, method string) { mu.Lock(); changed = append(changed, method); mu.Unlock() },
+		})
+		ctx := testCtx(t)
+		if err := cs.Subscribe(ctx, watchedURI); err != nil {
+			t.Fatal(err)
+		}
+		if text := onlyText(t, callTool(t, ctx, cs, "test_trigger_resource_update", "{}")); text != "test://watched-resource is now at revision 2" {
+			t.Errorf("trigger: %q", text)
+		}
+		eventually(t, "resources/updated", func() bool { mu.Lock(); defer mu.Unlock(); return len(updated) == 1 })
+		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: watchedURI})
+		if err != nil || rr.Contents[0].Text != "Watched resource content, revision 2." {
+			t.Errorf("watched resource after the update: %+v %v", rr, err)
+		}
+		if err := cs.Unsubscribe(ctx, watchedURI); err != nil {
+			t.Fatal(err)
+		}
+		callTool(t, ctx, cs, "test_trigger_resource_update", "{}")
+		// Notifications reach the client in order: once the list change that
+		// follows has arrived, an update would have too.
+		callTool(t, ctx, cs, "test_trigger_tool_change", "{}")
+		eventually(t, "tools/list_changed", func() bool { mu.Lock(); defer mu.Unlock(); return len(changed) > 0 })
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Equal(updated, []string{watchedURI}) {
+			t.Errorf("updates %v, want one for %s", updated, watchedURI)
+		}
 	})
-	ctx := testCtx(t)
-	if err := cs.Subscribe(ctx, watchedURI); err != nil {
-		t.Fatal(err)
-	}
-	if text := onlyText(t, callTool(t, ctx, cs, "test_trigger_resource_update", "{}")); text != "test://watched-resource is now at revision 2" {
-		t.Errorf("trigger: %q", text)
-	}
-	eventually(t, "resources/updated", func() bool { mu.Lock(); defer mu.Unlock(); return len(updated) == 1 })
-	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: watchedURI})
-	if err != nil || rr.Contents[0].Text != "Watched resource content, revision 2." {
-		t.Errorf("watched resource after the update: %+v %v", rr, err)
-	}
-	if err := cs.Unsubscribe(ctx, watchedURI); err != nil {
-		t.Fatal(err)
-	}
-	callTool(t, ctx, cs, "test_trigger_resource_update", "{}")
-	// Notifications reach the client in order: once the list change that
-	// follows has arrived, an update would have too.
-	callTool(t, ctx, cs, "test_trigger_tool_change", "{}")
-	eventually(t, "tools/list_changed", func() bool { mu.Lock(); defer mu.Unlock(); return len(changed) > 0 })
-	mu.Lock()
-	defer mu.Unlock()
-	if !slices.Equal(updated, []string{watchedURI}) {
-		t.Errorf("updates %v, want one for %s", updated, watchedURI)
-	}
 }
 
 // TestTriggersLegacy checks that the triggers change the lists and that a
 // session hears of it (list_changed).
 func TestTriggersLegacy(t *testing.T) {
-	var mu sync.Mutex
-	var changed []string
-	cs := connect(t, newTestServer(t), eras[1], &client.Options{
-		OnListChanged: func(ctx context.Context, method string) { mu.Lock(); changed = append(changed, method); mu.Unlock() },
-	})
-	ctx := testCtx(t)
-	hasTool := func() bool { return slices.Contains(toolNames(listTools(t, ctx, cs)), dynamicToolName) }
-	hasPrompt := func() bool { return slices.Contains(promptNames(t, ctx, cs), dynamicPromptName) }
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var changed []string
+		cs := connect(t, newTestServer(t), eras[1], &client.Options{
+			OnListChanged: func(ctx context.Context, method string) { mu.Lock(); changed = append(changed, method); mu.Unlock() },
+		})
+		ctx := testCtx(t)
+		hasTool := func() bool { return slices.Contains(toolNames(listTools(t, ctx, cs)), dynamicToolName) }
+		hasPrompt := func() bool { return slices.Contains(promptNames(t, ctx, cs), dynamicPromptName) }
 
-	if text := onlyText(t, callTool(t, ctx, cs, "test_trigger_tool_change", "{}")); text != "Added the tool test_dynamic_tool" || !hasTool() {
-		t.Errorf("first tool trigger: %q", text)
-	}
-	if text := onlyText(t, callTool(t, ctx, cs, dynamicToolName, "{}")); !strings.Contains(text, "added at run time") {
-		t.Errorf("dynamic tool: %q", text)
-	}
-	if text := onlyText(t, callTool(t, ctx, cs, "test_trigger_tool_change", "{}")); text != "Removed the tool test_dynamic_tool" || hasTool() {
-		t.Errorf("second tool trigger: %q", text)
-	}
-	if text := onlyText(t, callTool(t, ctx, cs, "test_trigger_prompt_change", "{}")); text != "Added the prompt test_dynamic_prompt" || !hasPrompt() {
-		t.Errorf("prompt trigger: %q", text)
-	}
-	if gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: dynamicPromptName}); err != nil || len(gp.Messages) != 1 {
-		t.Errorf("dynamic prompt: %+v %v", gp, err)
-	}
-	// The two tool changes may come as one notification: the server
-	// coalesces the changes a client has not been told of yet.
-	eventually(t, "tools and prompts list_changed", func() bool {
+		if text := onlyText(t, callTool(t, ctx, cs, "test_trigger_tool_change", "{}")); text != "Added the tool test_dynamic_tool" || !hasTool() {
+			t.Errorf("first tool trigger: %q", text)
+		}
+		if text := onlyText(t, callTool(t, ctx, cs, dynamicToolName, "{}")); !strings.Contains(text, "added at run time") {
+			t.Errorf("dynamic tool: %q", text)
+		}
+		if text := onlyText(t, callTool(t, ctx, cs, "test_trigger_tool_change", "{}")); text != "Removed the tool test_dynamic_tool" || hasTool() {
+			t.Errorf("second tool trigger: %q", text)
+		}
+		if text := onlyText(t, callTool(t, ctx, cs, "test_trigger_prompt_change", "{}")); text != "Added the prompt test_dynamic_prompt" || !hasPrompt() {
+			t.Errorf("prompt trigger: %q", text)
+		}
+		if gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: dynamicPromptName}); err != nil || len(gp.Messages) != 1 {
+			t.Errorf("dynamic prompt: %+v %v", gp, err)
+		}
+		// The two tool changes may come as one notification: the server
+		// coalesces the changes a client has not been told of yet.
+		eventually(t, "tools and prompts list_changed", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Contains(changed, mcp.NotificationToolListChanged) && slices.Contains(changed, mcp.NotificationPromptListChanged)
+		})
 		mu.Lock()
 		defer mu.Unlock()
-		return slices.Contains(changed, mcp.NotificationToolListChanged) && slices.Contains(changed, mcp.NotificationPromptListChanged)
-	})
-	mu.Lock()
-	defer mu.Unlock()
-	tools := 0
-	for _, m := range changed {
-		switch m {
-		case mcp.NotificationToolListChanged:
-			tools++
-		case mcp.NotificationPromptListChanged:
-		default:
-			t.Errorf("unexpected notification %s", m)
+		tools := 0
+		for _, m := range changed {
+			switch m {
+			case mcp.NotificationToolListChanged:
+				tools++
+			case mcp.NotificationPromptListChanged:
+			default:
+				t.Errorf("unexpected notification %s", m)
+			}
 		}
-	}
-	if tools > 2 {
-		t.Errorf("%d tools/list_changed for 2 changes: %v", tools, changed)
-	}
+		if tools > 2 {
+			t.Errorf("%d tools/list_changed for 2 changes: %v", tools, changed)
+		}
+	})
 }
 
 // promptNames lists the names of every prompt.
