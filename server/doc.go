@@ -97,9 +97,11 @@
 // MaxStatelessRequests for the modern requests of all clients (ServeStateless,
 // which the HTTP handler calls per request; beyond it CodeOverloaded, HTTP
 // 503), MaxListeners for open subscriptions/listen streams, MaxSubscriptions
-// for the resources a session or a listen watches, PageSize, DrainTimeout and
-// NotifyTimeout. A request refused by a bound gets a JSON-RPC error that
-// says which, never a silent drop.
+// for the resources a session or a listen watches, MaxRequestStateBytes and
+// RequestStateTTL for multi round-trip state, TaskOptions for tasks (whose
+// MaxTasksPerOwner also bounds the tasks a listen watches), PageSize,
+// DrainTimeout and NotifyTimeout. A request refused by a bound gets a
+// JSON-RPC error that says which, never a silent drop.
 //
 // # Shutting down
 //

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -116,5 +117,18 @@ func TestSubscriptionsAreBoundedByTheirOption(t *testing.T) {
 	}})
 	if r := srv.ServeStateless(ctx, listen, nopWriter{}); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("a listen naming more resources than MaxSubscriptions: %+v, want CodeInvalidParams", r)
+	}
+}
+
+// A requestState larger than MaxRequestStateBytes is refused with a
+// clear error, before any work on it.
+func TestRequestStateIsBoundedByItsOption(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "state", Version: "1"}, &server.Options{MaxRequestStateBytes: 64})
+	defer srv.Close()
+	addTool(t, srv, "t")
+	state := strings.Repeat("x", 65)
+	r := srv.ServeStateless(context.Background(), modernRequest(1, mcp.MethodCallTool, map[string]any{"name": "t", "arguments": map[string]any{}, "requestState": state}), nopWriter{})
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "at most 64") {
+		t.Errorf("a requestState of 65 bytes with MaxRequestStateBytes 64: %+v", r.Error)
 	}
 }

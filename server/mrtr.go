@@ -39,10 +39,13 @@ type inputRequired struct{ questions []*Question }
 func (e *inputRequired) Error() string        { return ErrInputRequired.Error() }
 func (e *inputRequired) Is(target error) bool { return target == ErrInputRequired }
 
-// Bounds on request state.
+// Defaults of the request state options.
 const (
-	maxStateSize    = 1 << 20 // bytes of requestState accepted or produced
-	defaultStateTTL = 15 * time.Minute
+	// DefaultMaxRequestStateBytes bounds the requestState a server
+	// accepts or produces.
+	DefaultMaxRequestStateBytes = 1 << 20
+	// DefaultRequestStateTTL is how long a requestState stays valid.
+	DefaultRequestStateTTL = 15 * time.Minute
 )
 
 // round is the input of one modern request run: answers from the state
@@ -113,18 +116,16 @@ func (s *Server) bind(ctx context.Context, r *Request) ([]byte, error) {
 type stateKeys struct {
 	keys [][]byte // keys[0] signs; all verify
 	ttl  time.Duration
+	max  int // bytes of requestState accepted or produced
 }
 
-func newStateKeys(keys [][]byte, ttl time.Duration) *stateKeys {
+func newStateKeys(keys [][]byte, ttl time.Duration, max int) *stateKeys {
 	if len(keys) == 0 {
 		k := make([]byte, 32)
 		rand.Read(k)
 		keys = [][]byte{k}
 	}
-	if ttl <= 0 {
-		ttl = defaultStateTTL
-	}
-	return &stateKeys{keys: keys, ttl: ttl}
+	return &stateKeys{keys: keys, ttl: orDefault(ttl, DefaultRequestStateTTL), max: orDefault(max, DefaultMaxRequestStateBytes)}
 }
 
 func keyID(k []byte) string {
@@ -158,8 +159,8 @@ func (sk *stateKeys) seal(binding []byte, answers map[string]json.RawMessage) (s
 		return "", err
 	}
 	state := base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(sk.mac(sk.keys[0], payload))
-	if len(state) > maxStateSize {
-		return "", fmt.Errorf("mcp server: request state of %d bytes exceeds %d", len(state), maxStateSize)
+	if len(state) > sk.max {
+		return "", fmt.Errorf("mcp server: request state of %d bytes exceeds Options.MaxRequestStateBytes (%d)", len(state), sk.max)
 	}
 	return state, nil
 }
@@ -168,8 +169,8 @@ var errBadState = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: r
 
 // open verifies a requestState and returns the answers it carries.
 func (sk *stateKeys) open(binding []byte, state string) (map[string]json.RawMessage, error) {
-	if len(state) > maxStateSize {
-		return nil, errBadState
+	if len(state) > sk.max {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: requestState has %d bytes; the server accepts at most %d", len(state), sk.max)
 	}
 	p64, m64, ok := strings.Cut(state, ".")
 	if !ok {

@@ -95,9 +95,13 @@ type Options struct {
 	// instance can continue a round another began. Default: one random
 	// key per Server.
 	RequestStateKeys [][]byte
-	// RequestStateTTL is how long a requestState stays valid. Default 15
-	// minutes.
+	// RequestStateTTL is how long a requestState stays valid. Default
+	// DefaultRequestStateTTL.
 	RequestStateTTL time.Duration
+	// MaxRequestStateBytes bounds the requestState the server accepts
+	// (a larger one is refused with CodeInvalidParams) or produces (the
+	// round fails). Default DefaultMaxRequestStateBytes.
+	MaxRequestStateBytes int
 	// Principal, if set, names who a request comes from (for example the
 	// subject of its access token); request state is bound to it, so one
 	// user cannot complete another's round.
@@ -202,7 +206,7 @@ func New(info mcp.Implementation, opts *Options) *Server {
 			s.legacy = append(s.legacy, v)
 		}
 	}
-	s.stateKeys = newStateKeys(s.opts.RequestStateKeys, s.opts.RequestStateTTL)
+	s.stateKeys = newStateKeys(s.opts.RequestStateKeys, s.opts.RequestStateTTL, s.opts.MaxRequestStateBytes)
 	s.modernMeta = mcp.Meta{mcp.MetaKeyServerInfo: info}
 	s.ttlMs = s.opts.CacheTTL.Milliseconds()
 	if s.opts.CacheScope == "" {

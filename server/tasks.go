@@ -111,7 +111,9 @@ type TaskOptions struct {
 	// DefaultTaskPollInterval.
 	PollInterval time.Duration
 	// MaxTasks and MaxTasksPerOwner bound the default store. Defaults
-	// DefaultMaxTasks and DefaultMaxTasksPerOwner.
+	// DefaultMaxTasks and DefaultMaxTasksPerOwner. MaxTasksPerOwner also
+	// bounds, with any store, the task ids one subscriptions/listen
+	// watches (those beyond it are not acknowledged).
 	MaxTasks, MaxTasksPerOwner int
 }
 
@@ -125,9 +127,8 @@ const (
 
 // Bounds of the engine.
 const (
-	taskCloseWait    = 5 * time.Second // how long cancelled task handlers are waited for
-	taskSweepEvery   = time.Minute     // expired tasks are swept at most this often
-	maxListenTaskIDs = 100             // task ids honoured per subscriptions/listen
+	taskCloseWait  = 5 * time.Second // how long cancelled task handlers are waited for
+	taskSweepEvery = time.Minute     // expired tasks are swept at most this often
 )
 
 // Causes of the end of a task's context.
@@ -183,12 +184,13 @@ func newTaskEngine(s *Server, o *TaskOptions) *taskEngine {
 }
 
 // noteLimit bounds the task notifications waiting for one client (see
-// Server.putNote): the tasks it may own, or watch with a listen.
+// Server.putNote), and the tasks one listen may watch: the tasks a
+// client may own.
 func (e *taskEngine) noteLimit() int {
 	if e == nil {
-		return maxListenTaskIDs
+		return DefaultMaxTasksPerOwner
 	}
-	return max(e.maxPerOwner, maxListenTaskIDs)
+	return e.maxPerOwner
 }
 
 // noOwner owns nothing: the owner of a legacy session that created no

@@ -440,7 +440,7 @@ func (e *taskEngine) notify(run *taskRun, rec *TaskRecord) {
 
 // listenTaskIDs is the tasks hook of subscriptions/listen: of the task ids
 // a listen asks for, it returns those the requestor may watch (its own,
-// up to maxListenTaskIDs); -32021 when the request did not declare the
+// up to TaskOptions.MaxTasksPerOwner); -32021 when the request did not declare the
 // extension.
 func (s *Server) listenTaskIDs(ctx context.Context, r *Request, ids []string) ([]string, error) {
 	if len(ids) == 0 || s.tasks == nil {
@@ -452,7 +452,7 @@ func (s *Server) listenTaskIDs(ctx context.Context, r *Request, ids []string) ([
 	e := s.tasks
 	owner := e.owner(ctx, r, false)
 	var out []string
-	for _, id := range ids[:min(len(ids), maxListenTaskIDs)] {
+	for _, id := range ids[:min(len(ids), e.noteLimit())] {
 		if slices.Contains(out, id) {
 			continue
 		}
