@@ -68,15 +68,22 @@ type Options struct {
 	// closes the session when a ping goes unanswered.
 	KeepAlive time.Duration
 	// Middleware wraps the client's handler of server requests and
-	// notifications, first outermost.
+	// notifications, first outermost. SessionFromContext tells which
+	// session received them.
 	Middleware []jsonrpc.Middleware
 	// Outgoing wraps every request and notification the client sends,
 	// first outermost (see jsonrpc.Options.Outgoing: the wrapped handler
 	// sends the request and returns the raw result of a call). A
 	// middleware may add to a request's params, such as trace context in
 	// _meta, or measure it; modern requests already carry their _meta
-	// envelope when it runs.
+	// envelope when it runs. SessionFromContext tells which session sends.
 	Outgoing []jsonrpc.Middleware
+	// OnSessionClosed, if set, is called once when a session has ended,
+	// with the error it ended with (nil for an orderly close), after its
+	// last message; Session.Close and Session.Wait return after it. It is
+	// called too when Connect fails after the connection was made (the
+	// handshake failed).
+	OnSessionClosed func(s *Session, err error)
 	// Logger receives the client's diagnostics. Default: discarded.
 	Logger *slog.Logger
 }
@@ -180,7 +187,7 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 	if err != nil {
 		return nil, fmt.Errorf("mcp client: connecting: %w", err)
 	}
-	s := &Session{client: c}
+	s := &Session{client: c, tconn: conn, addr: addr, ended: make(chan struct{})}
 	s.tools.max = c.opts.MaxCachedTools
 	if tc, ok := conn.(transport.ToolSchemaConn); ok {
 		tc.SetToolSchemas(&s.tools) // the transport asks the session for x-mcp-header parameters
@@ -188,14 +195,16 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 	}
 	s.conn = jsonrpc.NewConn(conn, &jsonrpc.Options{
 		Handler:         jsonrpc.Chain(jsonrpc.HandlerFunc(s.handle), c.opts.Middleware...),
-		Outgoing:        c.opts.Outgoing,
+		Outgoing:        s.outgoing(c.opts.Outgoing),
 		Preempter:       &s.peer,
 		OnCallAbandoned: s.peer.SendCancelled,
+		Context:         context.WithValue(context.Background(), sessionKey{}, s), // SessionFromContext (context.go)
+		OnClosed:        s.closed,
 		Logger:          c.log,
 	})
 	s.peer.Bind(s.conn)
 	if err := s.handshake(ctx, c.knownEra(addr)); err != nil {
-		s.conn.Close()
+		s.Close()
 		return nil, err
 	}
 	c.rememberEra(addr, s.version)

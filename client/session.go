@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwire/mcpwire/internal/peer"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // A Session is a connection to one server, in the protocol revision agreed
@@ -20,6 +21,9 @@ type Session struct {
 	conn          *jsonrpc.Conn
 	peer          peer.Peer
 	stopKeepAlive context.CancelFunc
+	tconn         transport.Conn // the transport's connection, for ID (context.go)
+	addr          string         // what the transport named its peer, for Address
+	ended         chan struct{}  // closed once the session has ended and OnSessionClosed returned
 
 	acks   acks         // acknowledgements of subscriptions/listen
 	tools  toolCache    // what tools/list taught (toolcache.go)
@@ -72,11 +76,17 @@ func (s *Session) Close() error {
 	if s.stopKeepAlive != nil {
 		s.stopKeepAlive()
 	}
-	return s.conn.Close()
+	err := s.conn.Close()
+	<-s.ended
+	return err
 }
 
 // Wait blocks until the session has ended.
-func (s *Session) Wait() error { return s.conn.Wait() }
+func (s *Session) Wait() error {
+	err := s.conn.Wait()
+	<-s.ended
+	return err
+}
 
 // Done returns a channel closed when the session has ended.
 func (s *Session) Done() <-chan struct{} { return s.conn.Done() }

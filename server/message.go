@@ -32,7 +32,7 @@ func (s *Server) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) (
 		DrainTimeout:    s.opts.DrainTimeout,
 		Context:         base,
 		Logger:          s.log,
-		OnClosed:        func(error) { s.removeSession(sess) },
+		OnClosed:        func(err error) { s.sessionClosed(sess, err); s.removeSession(sess) },
 	})
 	sess.peer.Bind(sess.conn)
 	if err := s.addSession(sess); err != nil {

@@ -69,6 +69,12 @@ type Options struct {
 	// Middleware wraps the server's JSON-RPC handler, first outermost.
 	// Use SessionFromContext to learn which session a request belongs to.
 	Middleware []jsonrpc.Middleware
+	// OnSessionClosed, if set, is called once when a session has ended
+	// (a connection over a stream transport, a legacy HTTP session), with
+	// the error it ended with (nil for an orderly end), after its last
+	// request was answered; Shutdown and Close wait for it. Stateless
+	// (2026-07-28) HTTP requests have no session.
+	OnSessionClosed func(sess *Session, err error)
 	// Outgoing wraps what the server sends the client on its own, first
 	// outermost: notifications (log messages, progress, list changes,
 	// resource updates) and requests (elicitation, sampling, roots), in

@@ -69,8 +69,9 @@ func (s *Server) serve(ctx context.Context, conn transport.Conn) (*Session, erro
 		DrainTimeout:    s.opts.DrainTimeout,
 		Context:         base,
 		Logger:          s.log,
-		OnClosed: func(error) {
+		OnClosed: func(err error) {
 			ties.undo()
+			s.sessionClosed(sess, err)
 			s.removeSession(sess)
 		},
 	})
@@ -154,6 +155,13 @@ func (s *Server) removeSession(sess *Session) {
 	s.mu.Unlock()
 	if ok {
 		s.live.Done()
+	}
+}
+
+// sessionClosed tells Options.OnSessionClosed that sess has ended.
+func (s *Server) sessionClosed(sess *Session, err error) {
+	if f := s.opts.OnSessionClosed; f != nil {
+		f(sess, err)
 	}
 }
 
