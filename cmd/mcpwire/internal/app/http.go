@@ -43,9 +43,43 @@ import (
 
 // connectHTTP builds the link to the MCP server at t.URL.
 func connectHTTP(t *Target, log *slog.Logger) (*Link, error) {
+	client, hdr, w, release, err := httpClient(t, log)
+	if err != nil {
+		return nil, err
+	}
+	tr := streamable.NewTransport(t.URL, &streamable.ClientOptions{HTTPClient: client, Header: hdr, Logger: log, Observer: t.Observer})
+	return &Link{Transport: tr, diagnose: w.diagnose, release: release}, nil
+}
+
+// An HTTPLink is what a verb needs to make its own HTTP requests to the
+// server of a target (mcpwire check sends malformed ones on purpose): the
+// client that sends the stored token, the --header headers, and the
+// function that frees the client's idle connections.
+type HTTPLink struct {
+	Client  *http.Client
+	Header  http.Header
+	Release func()
+	// Explain explains a failed request in the words of the other verbs
+	// (a login needed, a server that cannot be reached), or returns nil.
+	Explain func(err error) error
+}
+
+// HTTPLink returns the HTTP client and headers of the target t, which
+// names a server by URL.
+func (a *App) HTTPLink(t *Target) (*HTTPLink, error) {
+	client, hdr, w, release, err := httpClient(t, a.Logger())
+	if err != nil {
+		return nil, err
+	}
+	return &HTTPLink{Client: client, Header: hdr, Release: release, Explain: w.diagnose}, nil
+}
+
+// httpClient builds the HTTP client of t (see the top of this file), its
+// headers, what watches its errors, and what frees its connections.
+func httpClient(t *Target, log *slog.Logger) (*http.Client, http.Header, *httpWatch, func(), error) {
 	u, err := url.Parse(t.URL)
 	if err != nil {
-		return nil, UsageErrorf("--url %q: %v", t.URL, err)
+		return nil, nil, nil, nil, UsageErrorf("--url %q: %v", t.URL, err)
 	}
 	hdr := make(http.Header)
 	for _, h := range t.Headers {
@@ -66,18 +100,14 @@ func connectHTTP(t *Target, log *slog.Logger) (*Link, error) {
 		Logger:            log,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, nil, err
 	}
 	client := &http.Client{Transport: &errorWatch{w: w, next: at}}
-	tr := streamable.NewTransport(t.URL, &streamable.ClientOptions{HTTPClient: client, Header: hdr, Logger: log, Observer: t.Observer})
-	return &Link{
-		Transport: tr,
-		diagnose:  w.diagnose,
-		release: func() {
-			at.CloseIdleConnections() // base's and the authorization client's
-			base.CloseIdleConnections()
-		},
-	}, nil
+	release := func() {
+		at.CloseIdleConnections() // base's and the authorization client's
+		base.CloseIdleConnections()
+	}
+	return client, hdr, w, release, nil
 }
 
 // IsLoopback reports whether u names this machine. Authorization

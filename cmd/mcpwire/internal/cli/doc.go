@@ -17,6 +17,7 @@
 //	wire     tap, replay
 //	frames   the recording format of tap and the --trace view
 //	bench    bench: load a server with tool calls, latency and throughput
+//	check    check: the protocol rules a server follows, in both eras
 //	catalog  servers: the servers of the MCP hosts' configuration files
 //	config   those files (Claude Desktop, Cursor, VS Code, Claude Code):
 //	         where they are, their layouts and variables; app resolves
@@ -51,8 +52,9 @@
 // root_test.go the mistakes of a command line, http_test.go every verb
 // over HTTP in both eras and over HTTP+SSE, everything_test.go every verb
 // against the conformance everything-server and the official reference
-// server, bench_test.go mcpwire bench against both of them (its report
-// read from --json), and script_test.go runs the testscript scripts of
+// server, bench_test.go and check_test.go mcpwire bench and mcpwire check
+// against both of them (their reports read from --json), and
+// script_test.go runs the testscript scripts of
 // testdata/script, where mcpwire and the test servers are real
 // processes talking over stdio or HTTP (with OAuth in login.txtar).
 package cli

@@ -35,6 +35,7 @@ func TestHelp(t *testing.T) {
 		"serve-sqlite":     {"serve", "sqlite", "--help"},
 		"servers":          {"servers", "--help"},
 		"bench":            {"bench", "--help"},
+		"check":            {"check", "--help"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, clitest.ServerOptions{})

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/bench"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/catalog"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/check"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/login"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/serve"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/talk"
@@ -28,6 +29,7 @@ func families() []app.Family {
 		login.Family(),
 		serve.Family(),
 		bench.Family(),
+		check.Family(),
 		catalog.Family(),
 	}
 }
