@@ -23,7 +23,7 @@ var layers = map[string][]string{
 	"transport/stdio":           {"transport", "mcp", "jsonrpc"},
 	"transport/memory":          {"transport", "mcp", "jsonrpc"},
 	"transport/command":         {"transport", "mcp", "jsonrpc"},
-	"transport/streamable":      {"transport", "transport/internal/sse", "internal/track", "mcp", "jsonrpc", "internal/jsonscan"},
+	"transport/streamable":      {"transport", "transport/internal/sse", "internal/track", "store", "mcp", "jsonrpc", "internal/jsonscan"},
 	"transport/sse":             {"transport", "transport/internal/sse", "internal/track", "mcp", "jsonrpc"},
 	"transport/internal/sse":    {"transport", "jsonrpc"},
 	"transport/internal/memnet": {}, // tests only: the in-memory network of the HTTP transports' tests
@@ -33,12 +33,14 @@ var layers = map[string][]string{
 	"internal/jsonscan":         {}, // the one JSON scanner (jsonrpc, mcp, streamable, jsonschema)
 	"internal/jsonschema/full":  {"internal/jsonschema"},
 	"internal/peer":             {"mcp", "transport", "jsonrpc"},
-	"server":                    {"internal/peer", "internal/jsonschema", "internal/track", "mcp", "transport", "jsonrpc"},
+	"server":                    {"internal/peer", "internal/jsonschema", "internal/track", "store", "mcp", "transport", "jsonrpc"},
 	"server/fullschema":         {"internal/jsonschema/full"},
 	"client":                    {"internal/peer", "internal/jsonschema", "mcp", "transport", "jsonrpc"},
 	"auth":                      {"mcp", "jsonrpc"},
 	"store":                     {"mcp", "jsonrpc"},
 	"store/redis":               {"store", "mcp", "jsonrpc"},
+	"store/storetest":           {"store", "mcp", "jsonrpc"}, // tests only: what every Store must do
+	"store/redis/redistest":     {},                          // tests only: a real redis-server for a test package
 	"mcptest":                   {"server", "client", "transport/...", "mcp", "jsonrpc"},
 	"servers/sqlite":            {"server", "mcp"},
 	"servers/git":               {"server", "mcp"},

@@ -87,6 +87,10 @@ type Options struct {
 	// outgoing.go: the wrapped handler sends the request and returns the
 	// raw result). Nil: requests go straight to the wire.
 	Outgoing []Middleware
+	// IDBase numbers outgoing calls from IDBase+1 instead of 1, so that
+	// several connections speaking for one peer (server instances sharing
+	// a session) never give two calls the same id.
+	IDBase int64
 }
 
 func (o *Options) or() *Options {
@@ -326,6 +330,7 @@ func newConn(w Writer, opts *Options) *Conn {
 	c.sendCtx = context.WithoutCancel(c.base)
 	c.avail.L = &c.mu
 	c.st.pending = make(map[ID]*Pending)
+	c.seq.Store(o.IDBase)
 	return c
 }
 

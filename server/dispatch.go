@@ -9,6 +9,7 @@ import (
 	"github.com/mcpwire/mcpwire/internal/peer"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/store"
 )
 
 // methodInfo is one entry of the method table.
@@ -179,6 +180,13 @@ func (s *Server) initialize(ctx context.Context, r *Request, p *mcp.InitializePa
 	sess.clientInfo = p.ClientInfo
 	sess.clientCaps = p.Capabilities
 	sess.mu.Unlock()
+	if sess.shared { // scale-out: (shared.go)
+		if err := s.shared.update(ctx, sess, &store.SessionUpdate{
+			Initialize: true, Version: v, ClientInfo: p.ClientInfo, ClientCapabilities: p.Capabilities,
+		}); err != nil {
+			return nil, err // the handler closes a session whose initialize failed
+		}
+	}
 	return &mcp.InitializeResult{
 		ProtocolVersion: v,
 		Capabilities:    s.capabilitiesFor(v), // tasks: per-era task capabilities (tasks.go)
@@ -198,6 +206,11 @@ func (s *Server) ping(ctx context.Context, r *Request, p *mcp.RequestParams) (an
 func (s *Server) setLevel(ctx context.Context, r *Request, p *mcp.SetLevelParams) (any, error) {
 	if !p.Level.IsValid() {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: unknown log level %q", p.Level)
+	}
+	if r.Session.shared {
+		if err := s.shared.update(ctx, r.Session, &store.SessionUpdate{LogLevel: p.Level}); err != nil {
+			return nil, err
+		}
 	}
 	r.Session.mu.Lock()
 	r.Session.logLevel = p.Level

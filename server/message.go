@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -22,8 +23,17 @@ func (s *Server) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) (
 		return nil, ErrServerClosed
 	}
 	sess := &Session{server: s, id: sessionID}
+	var idBase int64
+	if s.shared != nil { // scale-out: the session is shared (shared.go)
+		inst, err := s.shared.join(ctx)
+		if err != nil {
+			return nil, err
+		}
+		sess.shared, idBase = true, inst<<32
+	}
 	base := context.WithValue(context.WithoutCancel(ctx), sessionKey{}, sess)
 	sess.conn = jsonrpc.NewDirectConn(w, &jsonrpc.Options{
+		IDBase:          idBase,
 		Handler:         s.handler,
 		Outgoing:        s.opts.Outgoing,
 		Preempter:       &sess.peer,
@@ -39,6 +49,9 @@ func (s *Server) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) (
 		sess.conn.Close()
 		return nil, err
 	}
+	if sess.shared {
+		s.shared.addSession(sess)
+	}
 	return messageSession{sess}, nil
 }
 
@@ -46,10 +59,19 @@ func (s *Server) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) (
 type messageSession struct{ *Session }
 
 func (m messageSession) Serve(ctx context.Context, req *jsonrpc.Request) *jsonrpc.Response {
+	if m.shared && req.Method == mcp.NotificationCancelled {
+		// The request may run on another instance (shared.go).
+		m.server.shared.publish(controlTopic, &busMsg{Kind: busCancel, Session: m.id, Data: req.Params})
+	}
 	return m.conn.Serve(ctx, req)
 }
 
-func (m messageSession) Resolve(resp *jsonrpc.Response) bool { return m.conn.Resolve(resp) }
+func (m messageSession) Resolve(resp *jsonrpc.Response) bool {
+	if m.conn.Resolve(resp) {
+		return true
+	}
+	return m.shared && m.server.shared.forward(m.id, resp) // sent by another instance (shared.go)
+}
 
 func (m messageSession) ProtocolVersion() string { return string(m.Session.ProtocolVersion()) }
 

@@ -116,7 +116,8 @@ func (s *Server) bind(ctx context.Context, r *Request) ([]byte, error) {
 type stateKeys struct {
 	keys [][]byte // keys[0] signs; all verify
 	ttl  time.Duration
-	max  int // bytes of requestState accepted or produced
+	max  int       // bytes of requestState accepted or produced
+	ring ringCache // scale-out: the store's keys replace keys when set (mrtr_ring.go)
 }
 
 func newStateKeys(keys [][]byte, ttl time.Duration, max int) *stateKeys {
@@ -150,15 +151,19 @@ func (sk *stateKeys) mac(key, payload []byte) []byte {
 
 // seal produces the requestState carrying answers for the request bound by
 // binding.
-func (sk *stateKeys) seal(binding []byte, answers map[string]json.RawMessage) (string, error) {
+func (sk *stateKeys) seal(ctx context.Context, binding []byte, answers map[string]json.RawMessage) (string, error) {
+	keys, err := sk.current(ctx, "")
+	if err != nil {
+		return "", err
+	}
 	payload, err := json.Marshal(sealedState{
-		Version: 1, KeyID: keyID(sk.keys[0]), Binding: binding,
+		Version: 1, KeyID: keyID(keys[0]), Binding: binding,
 		Expires: time.Now().Add(sk.ttl).Unix(), Answers: answers,
 	})
 	if err != nil {
 		return "", err
 	}
-	state := base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(sk.mac(sk.keys[0], payload))
+	state := base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(sk.mac(keys[0], payload))
 	if len(state) > sk.max {
 		return "", fmt.Errorf("mcp server: request state of %d bytes exceeds Options.MaxRequestStateBytes (%d)", len(state), sk.max)
 	}
@@ -168,7 +173,7 @@ func (sk *stateKeys) seal(binding []byte, answers map[string]json.RawMessage) (s
 var errBadState = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: requestState is not valid for this request (tampered, expired, or from another request)")
 
 // open verifies a requestState and returns the answers it carries.
-func (sk *stateKeys) open(binding []byte, state string) (map[string]json.RawMessage, error) {
+func (sk *stateKeys) open(ctx context.Context, binding []byte, state string) (map[string]json.RawMessage, error) {
 	if len(state) > sk.max {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: requestState has %d bytes; the server accepts at most %d", len(state), sk.max)
 	}
@@ -185,8 +190,12 @@ func (sk *stateKeys) open(binding []byte, state string) (map[string]json.RawMess
 	if err := json.Unmarshal(payload, &st); err != nil || st.Version != 1 {
 		return nil, errBadState
 	}
+	keys, err := sk.current(ctx, st.KeyID)
+	if err != nil {
+		return nil, err
+	}
 	var key []byte
-	for _, k := range sk.keys {
+	for _, k := range keys {
 		if keyID(k) == st.KeyID {
 			key = k
 			break
@@ -257,7 +266,7 @@ func (s *Server) startRound(ctx context.Context, r *Request, p any, state string
 		if err != nil {
 			return err
 		}
-		prev, err := s.stateKeys.open(binding, state)
+		prev, err := s.stateKeys.open(ctx, binding, state)
 		if err != nil {
 			return err
 		}
@@ -369,7 +378,7 @@ func (s *Server) inputRequiredResult(ctx context.Context, r *Request, e *inputRe
 	if rd := r.roundState(); rd != nil {
 		used = rd.used
 	}
-	state, err := s.stateKeys.seal(binding, used)
+	state, err := s.stateKeys.seal(ctx, binding, used)
 	if err != nil {
 		return nil, err
 	}

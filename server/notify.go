@@ -250,17 +250,27 @@ func (s *Server) putBack(t target, lists listKinds, more *pendingNotes, keys []s
 }
 
 // listChanged announces that a list changed: to every initialized legacy
-// session, and to the modern listeners that asked for it.
+// session, and to the modern listeners that asked for it; with a store,
+// to those of every instance (shared.go).
 func (s *Server) listChanged(kind listKinds) {
 	for sess := range s.Sessions() {
 		s.post(sess, func(b *outbox) bool {
-			if !sess.initialized {
+			if !sess.initialized || sess.shared { // shared sessions: through the store
 				return false
 			}
 			b.lists |= kind
 			return true
 		})
 	}
+	s.listChangedListeners(kind)
+	if s.shared != nil {
+		s.shared.listChanged(kind)
+	}
+}
+
+// listChangedListeners announces a list change to the modern listeners
+// of this instance that asked for it.
+func (s *Server) listChangedListeners(kind listKinds) {
 	for _, l := range s.listenersWhere(func(f *mcp.SubscriptionFilter) bool {
 		switch kind {
 		case listTools:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/store"
 )
 
 // A ResourceHandler reads a resource. For a resource added with
@@ -97,12 +98,23 @@ func (s *Server) ResourceUpdated(uri string) {
 	n := note{method: mcp.NotificationResourceUpdated, uri: uri}
 	for sess := range s.Sessions() {
 		s.post(sess, func(b *outbox) bool {
-			if _, ok := sess.subs[uri]; !ok || !sess.initialized {
+			if _, ok := sess.subs[uri]; !ok || !sess.initialized || sess.shared {
 				return false
 			}
 			return s.putNote(b, key, n)
 		})
 	}
+	s.resourceUpdatedListeners(uri)
+	if s.shared != nil { // scale-out: every instance's clients (shared.go)
+		s.shared.resourceUpdated(uri)
+	}
+}
+
+// resourceUpdatedListeners tells the modern listeners of this instance
+// that name uri that it changed.
+func (s *Server) resourceUpdatedListeners(uri string) {
+	key := "u" + uri
+	n := note{method: mcp.NotificationResourceUpdated, uri: uri}
 	for _, l := range s.listenersWhere(func(f *mcp.SubscriptionFilter) bool {
 		return slices.Contains(f.ResourceSubscriptions, uri)
 	}) {
@@ -190,6 +202,12 @@ func (s *Server) subscribe(ctx context.Context, r *Request, p *mcp.SubscribePara
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, `Invalid params: "uri" is required`)
 	}
 	sess := r.Session
+	if sess.shared { // scale-out: the store keeps and bounds them (shared.go)
+		if err := s.shared.update(ctx, sess, &store.SessionUpdate{Subscribe: p.URI, MaxSubscriptions: s.opts.MaxSubscriptions}); err != nil {
+			return nil, err
+		}
+		return mcp.EmptyResult{}, nil
+	}
 	sess.mu.Lock()
 	if sess.subs == nil {
 		sess.subs = make(map[string]struct{})
@@ -205,6 +223,11 @@ func (s *Server) subscribe(ctx context.Context, r *Request, p *mcp.SubscribePara
 
 func (s *Server) unsubscribe(ctx context.Context, r *Request, p *mcp.UnsubscribeParams) (any, error) {
 	sess := r.Session
+	if sess.shared && p.URI != "" {
+		if err := s.shared.update(ctx, sess, &store.SessionUpdate{Unsubscribe: p.URI}); err != nil {
+			return nil, err
+		}
+	}
 	sess.mu.Lock()
 	delete(sess.subs, p.URI)
 	sess.mu.Unlock()

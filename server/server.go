@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwire/mcpwire/internal/track"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/store"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -120,6 +121,16 @@ type Options struct {
 	// the tasks extension of 2026-07-28; see TaskOptions. Default nil: no
 	// tasks.
 	Tasks *TaskOptions
+	// Store, if set, is what this server shares with the other instances
+	// of the same server behind a load balancer (see package store): the
+	// legacy sessions opened over HTTP (Open) and their streams' events,
+	// list changes and resource updates for every instance's clients,
+	// the client's answers to requests another instance sent, the task
+	// store (unless TaskOptions.Store is set) and the keys that seal
+	// request state (unless RequestStateKeys is set). Give the same store
+	// to the HTTP handler (it takes the server's by default). Default
+	// nil: everything stays in this process.
+	Store store.Store
 }
 
 // Defaults of Options.
@@ -181,7 +192,8 @@ type Server struct {
 	versions   []mcp.Version
 	modern     bool // a modern revision is among versions
 	legacy     []mcp.Version
-	tasks      *taskEngine // tasks: nil unless Options.Tasks (tasks.go)
+	tasks      *taskEngine  // tasks: nil unless Options.Tasks (tasks.go)
+	shared     *sharedState // scale-out: nil unless Options.Store (shared.go)
 }
 
 // New returns a server that introduces itself with info.
@@ -213,6 +225,12 @@ func New(info mcp.Implementation, opts *Options) *Server {
 		}
 	}
 	s.stateKeys = newStateKeys(s.opts.RequestStateKeys, s.opts.RequestStateTTL, s.opts.MaxRequestStateBytes)
+	if st := s.opts.Store; st != nil { // scale-out: (shared.go)
+		s.shared = newShared(s, st)
+		if len(s.opts.RequestStateKeys) == 0 {
+			s.stateKeys.ring.ring = st.Keys()
+		}
+	}
 	s.modernMeta = mcp.Meta{mcp.MetaKeyServerInfo: info}
 	s.ttlMs = s.opts.CacheTTL.Milliseconds()
 	if s.opts.CacheScope == "" {

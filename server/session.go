@@ -25,6 +25,7 @@ type Session struct {
 	mu          sync.Mutex
 	out         outbox // notifications waiting to be sent (notify.go)
 	initialized bool   // initialize was answered
+	shared      bool   // opened with a store: its state is shared (shared.go); set before use
 	version     mcp.Version
 	clientInfo  mcp.Implementation
 	clientCaps  mcp.ClientCapabilities
@@ -148,7 +149,12 @@ func (s *Server) removeSession(sess *Session) {
 	sess.mu.Lock()
 	sess.out.close()
 	sess.mu.Unlock()
-	s.tasks.sessionEnded(sess) // tasks: (tasks.go)
+	if sess.shared {
+		// Another instance may serve it next: its tasks go on.
+		s.shared.removeSession(sess)
+	} else {
+		s.tasks.sessionEnded(sess) // tasks: (tasks.go)
+	}
 	s.mu.Lock()
 	_, ok := s.sessions[sess]
 	delete(s.sessions, sess)

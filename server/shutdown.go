@@ -39,6 +39,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	s.stateless.Close()
+	s.shared.stop() // scale-out: (shared.go)
 
 	var wg sync.WaitGroup
 	wg.Go(func() { s.tasks.shutdown(ctx) }) // tasks: (tasks.go)

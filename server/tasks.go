@@ -162,6 +162,9 @@ func newTaskEngine(s *Server, o *TaskOptions) *taskEngine {
 		live: make(map[*taskRun]struct{}), byID: make(map[string]*taskRun),
 		sessions: make(map[*Session]string),
 	}
+	if e.store == nil && s.opts.Store != nil {
+		e.store = s.opts.Store.Tasks() // scale-out: (shared.go)
+	}
 	if e.store == nil {
 		e.store = NewMemoryTaskStore(o.MaxTasks, o.MaxTasksPerOwner)
 	}
@@ -214,6 +217,9 @@ func (e *taskEngine) owner(ctx context.Context, r *Request, create bool) string 
 // sessionOwner returns the owner token of a legacy session; when the
 // session ends, removeSession calls sessionEnded, which drops its tasks.
 func (e *taskEngine) sessionOwner(sess *Session, create bool) string {
+	if sess.shared { // the same on every instance (shared.go)
+		return sharedOwner(sess.id)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if owner, ok := e.sessions[sess]; ok {
@@ -367,8 +373,16 @@ func (e *taskEngine) newRecord(owner string, modern bool, ttl time.Duration) *Ta
 	}
 }
 
-// create stores a new task, sweeping expired ones now and then.
+// create stores a new task, sweeping expired ones now and then. With a
+// store, the task names this instance, which runs it.
 func (e *taskEngine) create(ctx context.Context, rec *TaskRecord) error {
+	if sh := e.s.shared; sh != nil {
+		inst, err := sh.join(ctx)
+		if err != nil {
+			return err
+		}
+		rec.Instance = inst
+	}
 	now := time.Now()
 	e.mu.Lock()
 	sweep := now.Sub(e.lastSweep) >= taskSweepEvery

@@ -265,7 +265,7 @@ func (te *taskEngine) syncResult(ctx context.Context, run *taskRun, o toolOutcom
 // createResult is the answer of a modern call that became a task: the
 // task, flat, marked resultType "task", without what tasks/get adds.
 func (te *taskEngine) createResult(rec *TaskRecord) *mcp.DetailedTask {
-	d := rec.detailed()
+	d := detailedTask(rec)
 	d.InputRequests, d.Result, d.Error = nil, nil, nil
 	d.ResultType = mcp.ResultTypeTask
 	d.Meta = te.s.modernMeta
@@ -302,7 +302,7 @@ func (te *taskEngine) callLegacy(ctx context.Context, r *Request, p *mcp.CallToo
 		}
 		return nil, err
 	}
-	return &mcp.CreateTaskResult{Task: rec.legacy()}, nil
+	return &mcp.CreateTaskResult{Task: legacyTask(rec)}, nil
 }
 
 // finish takes the handler's outcome: the request's answer while the call

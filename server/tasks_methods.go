@@ -18,8 +18,8 @@ import (
 // timeLayout writes task timestamps: ISO 8601, UTC, milliseconds.
 const timeLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// legacy returns the task in the shape of 2025-11-25.
-func (t *TaskRecord) legacy() mcp.Task {
+// legacyTask returns the task in the shape of 2025-11-25.
+func legacyTask(t *TaskRecord) mcp.Task {
 	ttl, poll := t.TTL.Milliseconds(), t.PollInterval.Milliseconds()
 	return mcp.Task{
 		TaskID: t.ID, Status: t.Status, StatusMessage: t.StatusMessage,
@@ -28,10 +28,10 @@ func (t *TaskRecord) legacy() mcp.Task {
 	}
 }
 
-// detailed returns the task in the shape of the tasks extension, with
+// detailedTask returns the task in the shape of the tasks extension, with
 // what its status carries: questions, result or error.
-func (t *TaskRecord) detailed() mcp.DetailedTask {
-	legacy := t.legacy()
+func detailedTask(t *TaskRecord) mcp.DetailedTask {
+	legacy := legacyTask(t)
 	d := legacy.Detailed()
 	switch t.Status {
 	case mcp.TaskInputRequired:
@@ -98,11 +98,11 @@ func (s *Server) getTask(ctx context.Context, r *Request, p *mcp.GetTaskParams) 
 		return nil, err
 	}
 	if r.IsModern() {
-		d := rec.detailed()
+		d := detailedTask(rec)
 		d.ResultType, d.Meta = mcp.ResultTypeComplete, s.modernMeta
 		return &d, nil
 	}
-	t := rec.legacy()
+	t := legacyTask(rec)
 	return &t, nil
 }
 
@@ -146,7 +146,7 @@ func (s *Server) taskResult(ctx context.Context, r *Request, p *mcp.GetTaskPaylo
 		}
 		return json.RawMessage(res), nil
 	case mcp.TaskFailed:
-		return nil, rec.detailed().Error
+		return nil, detailedTask(rec).Error
 	}
 	return nil, jsonrpc.Errorf(jsonrpc.CodeCancelled, "Request cancelled: the task was cancelled (%s)", rec.StatusMessage)
 }
@@ -166,7 +166,7 @@ func (s *Server) listTasks(ctx context.Context, r *Request, p *mcp.ListTasksPara
 	}
 	res := &mcp.ListTasksResult{Tasks: make([]mcp.Task, len(recs)), NextCursor: mcp.Cursor(next)}
 	for i, rec := range recs {
-		res.Tasks[i] = rec.legacy()
+		res.Tasks[i] = legacyTask(rec)
 	}
 	return res, nil
 }
@@ -191,6 +191,8 @@ func (s *Server) cancelTask(ctx context.Context, r *Request, p *mcp.CancelTaskPa
 		if run != nil {
 			run.mu.Unlock()
 			run.cancel(errTaskCancelled)
+		} else {
+			e.forward(rec, &busMsg{Kind: busTaskCancel, Task: rec.ID}) // scale-out: (shared.go)
 		}
 		switch {
 		case err == nil:
@@ -208,7 +210,7 @@ func (s *Server) cancelTask(ctx context.Context, r *Request, p *mcp.CancelTaskPa
 	if ended {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: the task already ended")
 	}
-	t := rec.legacy()
+	t := legacyTask(rec)
 	return &t, nil
 }
 
@@ -224,6 +226,14 @@ func (s *Server) updateTask(ctx context.Context, r *Request, p *mcp.UpdateTaskPa
 		if err := run.answer(ctx, p.InputResponses); err != nil {
 			return nil, err
 		}
+	} else if !rec.Status.IsTerminal() && len(p.InputResponses) > 0 {
+		// scale-out: the task runs on another instance, which checks the
+		// answers (shared.go)
+		data, err := json.Marshal(p.InputResponses)
+		if err != nil {
+			return nil, taskError(err)
+		}
+		e.forward(rec, &busMsg{Kind: busTaskUpdate, Task: rec.ID, Data: data})
 	}
 	return &mcp.EmptyResult{ResultType: mcp.ResultTypeComplete, Meta: s.modernMeta}, nil
 }
@@ -410,32 +420,47 @@ func (run *taskRun) answer(ctx context.Context, responses mcp.InputResponses) er
 // named it (notifications/tasks). It returns at once: each gets the
 // latest state of the task when it can take it (notify.go).
 func (e *taskEngine) notify(run *taskRun, rec *TaskRecord) {
-	key := "t" + rec.ID
 	if rec.Modern {
-		listeners := e.s.listenersWhere(func(f *mcp.SubscriptionFilter) bool {
-			return slices.Contains(f.TaskIDs, rec.ID)
-		})
-		if len(listeners) == 0 {
-			return
-		}
-		d := rec.detailed()
-		obj, meta, err := splitParams(&d)
-		if err != nil {
-			e.s.log.Error("mcp server: task notification cannot be encoded", "task", rec.ID, "error", err)
-			return
-		}
-		n := note{method: mcp.NotificationTasks, params: &splitNote{obj, meta}}
-		for _, l := range listeners {
-			e.s.post(l, func(b *outbox) bool { return e.s.putNote(b, key, n) })
+		d := detailedTask(rec)
+		e.notifyListeners(rec.ID, &d)
+		if sh := e.s.shared; sh != nil { // scale-out: every instance's listeners (shared.go)
+			if data, err := json.Marshal(&d); err == nil {
+				sh.publish(notesTopic, &busMsg{Kind: busTask, Task: rec.ID, Data: data})
+			}
 		}
 		return
 	}
 	if run == nil || run.sess == nil {
 		return
 	}
-	t := rec.legacy()
+	key := "t" + rec.ID
+	t := legacyTask(rec)
 	n := note{method: mcp.NotificationTaskStatus, params: &t}
 	e.s.post(run.sess, func(b *outbox) bool { return e.s.putNote(b, key, n) })
+}
+
+// notifyListeners tells the modern listeners of this instance that name
+// the task id that it moved.
+func (e *taskEngine) notifyListeners(id string, d *mcp.DetailedTask) {
+	if e == nil {
+		return
+	}
+	listeners := e.s.listenersWhere(func(f *mcp.SubscriptionFilter) bool {
+		return slices.Contains(f.TaskIDs, id)
+	})
+	if len(listeners) == 0 {
+		return
+	}
+	obj, meta, err := splitParams(d)
+	if err != nil {
+		e.s.log.Error("mcp server: task notification cannot be encoded", "task", id, "error", err)
+		return
+	}
+	key := "t" + id
+	n := note{method: mcp.NotificationTasks, params: &splitNote{obj, meta}}
+	for _, l := range listeners {
+		e.s.post(l, func(b *outbox) bool { return e.s.putNote(b, key, n) })
+	}
 }
 
 // listenTaskIDs is the tasks hook of subscriptions/listen: of the task ids

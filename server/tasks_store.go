@@ -1,342 +1,42 @@
 package server
 
-import (
-	"context"
-	"encoding/base64"
-	"encoding/json"
-	"errors"
-	"maps"
-	"slices"
-	"strconv"
-	"sync"
-	"time"
+import "github.com/mcpwire/mcpwire/store"
 
-	"github.com/mcpwire/mcpwire/jsonrpc"
-	"github.com/mcpwire/mcpwire/mcp"
-)
+// The task store lives in package store, with everything else server
+// instances may share; these names keep the server's API whole.
 
 // A TaskStore keeps the state of tasks: what tasks/get, tasks/result and
-// tasks/list read, and what the task engine writes as a task runs. The
-// handler of a task runs on the server instance that created it; the
-// store is what may be shared (see the package documentation on tasks).
-//
-// Implementations must be safe for concurrent use, must bound what they
-// keep (they decide what happens at the bound: Create fails with
-// ErrTaskLimit), and must not return a task once its TTL has passed.
-// Records passed in and returned are copies: neither side keeps or
-// changes the other's.
-type TaskStore interface {
-	// Create stores a new task. It fails with ErrTaskLimit when the store
-	// holds as many tasks as it allows, in total or for t.Owner.
-	Create(ctx context.Context, t *TaskRecord) error
-	// Get returns the task id, or ErrTaskNotFound (also once it expired).
-	Get(ctx context.Context, id string) (*TaskRecord, error)
-	// Update applies u to the task id atomically and returns the task as
-	// it now is. It fails with ErrTaskNotFound, with ErrTaskTerminal when
-	// the task already reached a terminal status, and with
-	// ErrTaskTransition when u.Status is not a move the task may make
-	// (mcp.TaskStatus.CanMoveTo).
-	Update(ctx context.Context, id string, u *TaskUpdate) (*TaskRecord, error)
-	// List returns up to limit tasks of owner, oldest first, from the
-	// position cursor designates ("" for the first), and the cursor of
-	// the next page ("" after the last). A cursor it did not make fails
-	// with ErrTaskCursor.
-	List(ctx context.Context, owner, cursor string, limit int) ([]*TaskRecord, string, error)
-	// Delete removes the task id; removing a missing task is not an error.
-	Delete(ctx context.Context, id string) error
-	// DeleteExpired removes every task whose TTL has passed at now and
-	// returns how many it removed.
-	DeleteExpired(ctx context.Context, now time.Time) (int, error)
-}
+// tasks/list read, and what the task engine writes as a task runs (see
+// store.Tasks). Options.Store provides one shared by instances.
+type TaskStore = store.Tasks
+
+// A TaskRecord is the stored state of one task (see store.TaskRecord).
+type TaskRecord = store.TaskRecord
+
+// A TaskUpdate changes a task (see store.TaskUpdate).
+type TaskUpdate = store.TaskUpdate
+
+// MemoryTaskStore is the default TaskStore (see store.MemoryTasks).
+type MemoryTaskStore = store.MemoryTasks
 
 // Errors of a TaskStore.
 var (
-	ErrTaskNotFound   = errors.New("mcp server: no such task")
-	ErrTaskTerminal   = errors.New("mcp server: the task already reached a terminal status")
-	ErrTaskTransition = errors.New("mcp server: the task cannot move to that status")
-	ErrTaskLimit      = errors.New("mcp server: too many tasks")
-	ErrTaskCursor     = errors.New("mcp server: invalid task list cursor")
+	ErrTaskNotFound   = store.ErrTaskNotFound
+	ErrTaskTerminal   = store.ErrTaskTerminal
+	ErrTaskTransition = store.ErrTaskTransition
+	ErrTaskLimit      = store.ErrTaskLimit
+	ErrTaskCursor     = store.ErrTaskCursor
 )
-
-// A TaskRecord is the stored state of one task.
-type TaskRecord struct {
-	// ID is the task id: random, unguessable (the engine draws 128 bits).
-	ID string
-	// Owner is who may see the task: the principal of the request that
-	// created it (Options.Principal), else a token of its legacy session,
-	// else "" (modern requests without a principal: the id is the only
-	// capability).
-	Owner string
-	// Modern marks a task of the 2026-07-28 tasks extension, whose results
-	// carry resultType.
-	Modern        bool
-	Status        mcp.TaskStatus
-	StatusMessage string
-	CreatedAt     time.Time
-	LastUpdatedAt time.Time
-	// TTL is how long the task is kept from CreatedAt; it runs at most
-	// that long.
-	TTL time.Duration
-	// PollInterval is how often clients should poll.
-	PollInterval time.Duration
-	// InputRequests are the questions the task waits for while its status
-	// is input_required (tasks extension).
-	InputRequests mcp.InputRequests
-	// Result is the final result of the request, as sent (completed).
-	Result json.RawMessage
-	// Error is the JSON-RPC error the request failed with (failed).
-	Error *jsonrpc.Error
-}
-
-// ExpiresAt is when the task may be forgotten.
-func (t *TaskRecord) ExpiresAt() time.Time { return t.CreatedAt.Add(t.TTL) }
-
-// clone returns a copy of t that shares only immutable data (the bytes of
-// Result and of the input requests' params).
-func (t *TaskRecord) clone() *TaskRecord {
-	c := *t
-	c.InputRequests = maps.Clone(t.InputRequests)
-	if t.Error != nil {
-		e := *t.Error
-		c.Error = &e
-	}
-	return &c
-}
-
-// A TaskUpdate changes a task; zero fields keep what the task has.
-type TaskUpdate struct {
-	// Status is the new status; "" keeps the status.
-	Status mcp.TaskStatus
-	// StatusMessage, if not nil, replaces the status message.
-	StatusMessage *string
-	// InputRequests replace the task's pending questions; the resulting
-	// status must be input_required, and any other status clears them.
-	InputRequests mcp.InputRequests
-	// Result is stored with Status completed, Error with Status failed.
-	Result json.RawMessage
-	Error  *jsonrpc.Error
-}
-
-// apply applies u to t at now, checking the transition.
-func (u *TaskUpdate) apply(t *TaskRecord, now time.Time) error {
-	if t.Status.IsTerminal() {
-		return ErrTaskTerminal
-	}
-	if u.Status != "" && u.Status != t.Status {
-		if !t.Status.CanMoveTo(u.Status) {
-			return ErrTaskTransition
-		}
-		t.Status = u.Status
-	}
-	if u.StatusMessage != nil {
-		t.StatusMessage = *u.StatusMessage
-	}
-	t.InputRequests = nil
-	if t.Status == mcp.TaskInputRequired {
-		t.InputRequests = maps.Clone(u.InputRequests)
-	}
-	switch t.Status {
-	case mcp.TaskCompleted:
-		t.Result = u.Result
-	case mcp.TaskFailed:
-		if u.Error != nil {
-			e := *u.Error
-			t.Error = &e
-		}
-	}
-	t.LastUpdatedAt = now
-	return nil
-}
 
 // Defaults of the in-memory store.
 const (
-	DefaultMaxTasks         = 10000
-	DefaultMaxTasksPerOwner = 100
+	DefaultMaxTasks         = store.DefaultMaxTasks
+	DefaultMaxTasksPerOwner = store.DefaultMaxTasksPerOwner
 )
-
-// MemoryTaskStore is the default TaskStore: tasks in memory, bounded in
-// total and per owner, forgotten once their TTL has passed (checked when
-// read, and swept when a bound is reached). It suits a single server
-// instance.
-type MemoryTaskStore struct {
-	max, maxPerOwner int
-
-	mu      sync.Mutex
-	seq     uint64
-	tasks   map[string]*memTask
-	byOwner map[string][]*memTask // each owner's tasks, by seq
-}
-
-type memTask struct {
-	rec TaskRecord
-	seq uint64
-}
 
 // NewMemoryTaskStore returns an in-memory store holding at most maxTasks
 // tasks in all and maxPerOwner per owner (defaults DefaultMaxTasks and
 // DefaultMaxTasksPerOwner when not positive).
 func NewMemoryTaskStore(maxTasks, maxPerOwner int) *MemoryTaskStore {
-	if maxTasks <= 0 {
-		maxTasks = DefaultMaxTasks
-	}
-	if maxPerOwner <= 0 {
-		maxPerOwner = DefaultMaxTasksPerOwner
-	}
-	return &MemoryTaskStore{
-		max: maxTasks, maxPerOwner: maxPerOwner,
-		tasks: make(map[string]*memTask), byOwner: make(map[string][]*memTask),
-	}
+	return store.NewMemoryTasks(maxTasks, maxPerOwner)
 }
-
-// Create implements TaskStore.
-func (m *MemoryTaskStore) Create(ctx context.Context, t *TaskRecord) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, dup := m.tasks[t.ID]; dup {
-		return errors.New("mcp server: duplicate task id")
-	}
-	if len(m.tasks) >= m.max || len(m.byOwner[t.Owner]) >= m.maxPerOwner {
-		m.sweepLocked(time.Now())
-		if len(m.tasks) >= m.max || len(m.byOwner[t.Owner]) >= m.maxPerOwner {
-			return ErrTaskLimit
-		}
-	}
-	m.seq++
-	mt := &memTask{rec: *t.clone(), seq: m.seq}
-	m.tasks[t.ID] = mt
-	m.byOwner[t.Owner] = append(m.byOwner[t.Owner], mt)
-	return nil
-}
-
-// getLocked returns the live task id, forgetting it if it expired.
-func (m *MemoryTaskStore) getLocked(id string, now time.Time) *memTask {
-	mt := m.tasks[id]
-	if mt != nil && !now.Before(mt.rec.ExpiresAt()) {
-		m.deleteLocked(mt)
-		return nil
-	}
-	return mt
-}
-
-// Get implements TaskStore.
-func (m *MemoryTaskStore) Get(ctx context.Context, id string) (*TaskRecord, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	mt := m.getLocked(id, time.Now())
-	if mt == nil {
-		return nil, ErrTaskNotFound
-	}
-	return mt.rec.clone(), nil
-}
-
-// Update implements TaskStore.
-func (m *MemoryTaskStore) Update(ctx context.Context, id string, u *TaskUpdate) (*TaskRecord, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := time.Now()
-	mt := m.getLocked(id, now)
-	if mt == nil {
-		return nil, ErrTaskNotFound
-	}
-	next := mt.rec
-	if err := u.apply(&next, now); err != nil {
-		return nil, err
-	}
-	mt.rec = next
-	return mt.rec.clone(), nil
-}
-
-// List implements TaskStore.
-func (m *MemoryTaskStore) List(ctx context.Context, owner, cursor string, limit int) ([]*TaskRecord, string, error) {
-	var after uint64
-	if cursor != "" {
-		b, err := base64.RawURLEncoding.DecodeString(cursor)
-		if err != nil || len(b) < 2 || b[0] != 't' {
-			return nil, "", ErrTaskCursor
-		}
-		if after, err = strconv.ParseUint(string(b[1:]), 10, 64); err != nil {
-			return nil, "", ErrTaskCursor
-		}
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := time.Now()
-	list := m.byOwner[owner]
-	if limit <= 0 {
-		limit = len(list)
-	}
-	i, _ := slices.BinarySearchFunc(list, after+1, func(mt *memTask, seq uint64) int {
-		if mt.seq < seq {
-			return -1
-		}
-		if mt.seq > seq {
-			return 1
-		}
-		return 0
-	})
-	var out []*TaskRecord
-	var last uint64
-	for ; i < len(list) && len(out) < limit; i++ {
-		if now.Before(list[i].rec.ExpiresAt()) {
-			out = append(out, list[i].rec.clone())
-			last = list[i].seq
-		}
-	}
-	if i >= len(list) {
-		return out, "", nil
-	}
-	return out, base64.RawURLEncoding.EncodeToString([]byte("t" + strconv.FormatUint(last, 10))), nil
-}
-
-// Delete implements TaskStore.
-func (m *MemoryTaskStore) Delete(ctx context.Context, id string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if mt := m.tasks[id]; mt != nil {
-		m.deleteLocked(mt)
-	}
-	return nil
-}
-
-// DeleteExpired implements TaskStore.
-func (m *MemoryTaskStore) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.sweepLocked(now), nil
-}
-
-// Len returns how many tasks the store holds, expired ones included until
-// they are swept.
-func (m *MemoryTaskStore) Len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.tasks)
-}
-
-func (m *MemoryTaskStore) sweepLocked(now time.Time) int {
-	n := 0
-	for _, mt := range m.tasks {
-		if !now.Before(mt.rec.ExpiresAt()) {
-			m.deleteLocked(mt)
-			n++
-		}
-	}
-	return n
-}
-
-func (m *MemoryTaskStore) deleteLocked(mt *memTask) {
-	delete(m.tasks, mt.rec.ID)
-	owner := mt.rec.Owner
-	list := m.byOwner[owner]
-	if i := slices.Index(list, mt); i >= 0 {
-		list = slices.Delete(list, i, i+1)
-	}
-	if len(list) == 0 {
-		delete(m.byOwner, owner)
-	} else {
-		m.byOwner[owner] = list
-	}
-}
-
-// The in-memory store is a TaskStore.
-var _ TaskStore = (*MemoryTaskStore)(nil)

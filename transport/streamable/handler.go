@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwire/mcpwire/internal/track"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/store"
 	"github.com/mcpwire/mcpwire/transport"
 	"github.com/mcpwire/mcpwire/transport/internal/sse"
 )
@@ -109,6 +110,15 @@ type HandlerOptions struct {
 	// across rounds with server.Options.Principal. Default: sessions are
 	// not bound to anyone.
 	SessionOwner func(*http.Request) string
+	// Store, if set, is what the handler shares with the other instances
+	// of the server behind a load balancer (see package store): legacy
+	// sessions are recorded in it, so that any instance serves any of
+	// their requests; their streams' events are kept in it (it replaces
+	// EventStore: every stream is resumable, on any instance); and the
+	// messages of a session that relate to no request reach its GET
+	// stream wherever it is open. Default: the server's, when it has one
+	// (server.Options.Store); otherwise nothing is shared.
+	Store store.Store
 	// Observer, if set, sees every frame the handler receives and sends,
 	// in both eras: POST bodies (valid or not), the messages of every
 	// stream and JSON answer, and the error bodies answering a POST (see
@@ -126,6 +136,10 @@ type Handler struct {
 	guard    *sse.Guard
 	dec      *jsonrpc.Decoder
 	store    EventStore
+	shared   store.Store   // scale-out: nil unless HandlerOptions.Store or the server's (handler_shared.go)
+	events   store.Events  // the shared store's events; nil without one
+	prefix   string        // of this instance's stream ids, with a store
+	unsub    func()        // ends the subscription to deleted sessions
 	versions []mcp.Version // accepted revisions
 	modern   []mcp.Version // the modern ones among them
 
@@ -187,6 +201,14 @@ func NewHandler(srv transport.MessageServer, opts *HandlerOptions) *Handler {
 		}
 	}
 	h.store = o.EventStore
+	if o.Store == nil {
+		if ss, ok := srv.(interface{ Store() store.Store }); ok {
+			o.Store = ss.Store()
+		}
+	}
+	if o.Store != nil {
+		h.initShared(o.Store)
+	}
 	h.guard = sse.NewGuard(o.AllowedHosts, o.AllowedOrigins, o.DisableDNSRebindingProtection)
 	size := o.MaxBodyBytes
 	if size > 1<<30 {
@@ -247,6 +269,9 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		}
 	}
 	h.mu.Unlock()
+	if h.unsub != nil {
+		h.unsub()
+	}
 	for _, s := range list {
 		s.close("the handler is closing")
 	}

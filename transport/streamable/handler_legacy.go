@@ -86,6 +86,12 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 			writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeOverloaded, "Service unavailable: too many sessions; retry later")
 			return
 		}
+		if errors.Is(err, errStoreDown) {
+			h.log.Warn("streamable: no new session", "error", err)
+			w.Header()["Retry-After"] = hdrRetryAfter
+			writeError(w, http.StatusServiceUnavailable, CodeTransportError, storeUnavailable)
+			return
+		}
 		h.log.Debug("streamable: no new session", "error", err)
 		writeError(w, http.StatusServiceUnavailable, CodeTransportError, "Service unavailable: the server is shutting down")
 		return
@@ -150,7 +156,7 @@ func (s *session) answered(st *stream, req *jsonrpc.Request, resp *jsonrpc.Respo
 	st.finish(resp)
 	s.unregister(req.ID, st)
 	if initialize && failedInit(resp) {
-		s.close("initialize failed")
+		s.end("initialize failed")
 	}
 }
 
@@ -240,6 +246,10 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if h.shared != nil {
+		h.getShared(w, r, sid) // scale-out: (handler_shared.go)
+		return
+	}
 	s := h.acquire(w, sid, r)
 	if s == nil {
 		return
@@ -257,6 +267,10 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 	sid, ok := h.sessionOf(w, r)
 	if !ok {
+		return
+	}
+	if h.shared != nil {
+		h.deleteShared(w, r, sid) // scale-out: (handler_shared.go)
 		return
 	}
 	s := h.lookup(sid, r)

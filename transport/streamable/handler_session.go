@@ -30,6 +30,8 @@ type session struct {
 	gone      atomic.Bool // closed: nothing is written or kept for it any more
 	mu        sync.Mutex  // guards the fields below
 	closed    bool
+	forget    bool      // with a store: closing ends the session everywhere, not this replica only
+	following bool      // with a store: a GET of its own stream is open here
 	busy      int32     // POSTs and GETs in progress
 	lastUsed  time.Time // the end of the last request
 	nextSID   uint64    // the last stream id given out (event store)
@@ -57,6 +59,7 @@ var (
 	errDuplicateID     = errors.New("duplicate request id")
 	errSessionClosed   = errors.New("session closed")
 	errServerRefused   = errors.New("the server refused a new session")
+	errStoreDown       = errors.New("the session store cannot be reached")
 )
 
 // newSession opens a legacy session with a fresh id, owned by owner.
@@ -71,7 +74,22 @@ func (h *Handler) newSession(owner string) (*session, error) {
 		return nil, errTooManySessions
 	}
 	h.mu.Unlock()
-	id := rand.Text() // 26 characters of base32: 130 bits, visible ASCII
+	id := rand.Text()    // 26 characters of base32: 130 bits, visible ASCII
+	if h.shared != nil { // scale-out: (handler_shared.go)
+		if err := h.createShared(context.Background(), id, owner); err != nil {
+			return nil, fmt.Errorf("%w: %w", errStoreDown, err)
+		}
+	}
+	s, err := h.openSession(id, owner)
+	if err != nil && h.shared != nil {
+		h.forgetShared(context.Background(), id)
+	}
+	return s, err
+}
+
+// openSession opens the server's side of session id and registers it;
+// with a store, a replica of a session another instance may have opened.
+func (h *Handler) openSession(id, owner string) (*session, error) {
 	s := &session{h: h, id: id, idHeader: []string{id}, owner: owner, lastUsed: time.Now()}
 	s.tr = transport.NewFrameTracker(h.opts.Observer, transport.TransportStreamable, id)
 	ss, err := h.srv.Open(context.Background(), id, s)
@@ -84,6 +102,11 @@ func (h *Handler) newSession(owner string) (*session, error) {
 		h.mu.Unlock()
 		s.ss.Close()
 		return nil, errTooManySessions
+	}
+	if other := h.sessions[id]; other != nil && !other.isClosed() {
+		h.mu.Unlock() // a replica made meanwhile by another request
+		s.ss.Close()
+		return other, nil
 	}
 	h.sessions[id] = s
 	if !h.janitorOn {
@@ -98,6 +121,9 @@ func (h *Handler) newSession(owner string) (*session, error) {
 // request in it (releaseBusy ends it); otherwise it answers 404 and
 // returns nil.
 func (h *Handler) acquire(w http.ResponseWriter, id string, r *http.Request) *session {
+	if h.shared != nil {
+		return h.acquireShared(w, id, r) // scale-out: (handler_shared.go)
+	}
 	s := h.lookup(id, r)
 	ok := s != nil
 	if ok {
@@ -144,6 +170,15 @@ func (s *session) releaseBusy() {
 	s.busy--
 	s.lastUsed = now
 	s.mu.Unlock()
+}
+
+// end closes the session for good: with a store, on every instance (a
+// plain close drops this instance's replica only).
+func (s *session) end(reason string) {
+	s.mu.Lock()
+	s.forget = true
+	s.mu.Unlock()
+	s.close(reason)
 }
 
 // close ends the session: it is forgotten at once (later requests get
@@ -196,8 +231,17 @@ func (s *session) teardown(reason string, streams []*stream) {
 	if h.sessions[s.id] == s {
 		delete(h.sessions, s.id)
 	}
+	s.mu.Lock()
+	forget := s.forget
+	s.mu.Unlock()
 	h.goLocked(func() {
 		s.ss.Close()
+		if h.shared != nil { // scale-out: a replica leaves the session to the others
+			if forget {
+				h.forgetShared(context.Background(), s.id)
+			}
+			return
+		}
 		if h.store != nil {
 			if err := h.store.DeleteSession(context.Background(), s.id); err != nil {
 				h.log.Warn("streamable: event store cleanup failed", "session", s.id, "error", err)
@@ -281,7 +325,7 @@ func (s *session) callStream(id jsonrpc.ID) *stream {
 func (s *session) addResumable(st *stream) {
 	s.mu.Lock()
 	s.nextSID++
-	st.sid = strconv.FormatUint(s.nextSID, 10)
+	st.sid = s.h.prefix + strconv.FormatUint(s.nextSID, 10)
 	if s.byStream == nil {
 		s.byStream = make(map[string]*stream)
 	}
@@ -298,6 +342,11 @@ func (s *session) dropResumable(st *stream) {
 		s.byStream = nil
 	}
 	s.mu.Unlock()
+	if s.h.events != nil && !s.gone.Load() { // followers on other instances stop here
+		if err := s.h.events.End(context.Background(), s.id, st.sid); err != nil {
+			s.h.log.Warn("streamable: event store: the end of a stream was not kept", "session", s.id, "error", err)
+		}
+	}
 }
 
 // resumable returns the running stream sid, or nil.
@@ -332,6 +381,9 @@ func (s *session) Write(ctx context.Context, m jsonrpc.Message) error {
 	if isResp {
 		s.h.log.Debug("streamable: response without a stream dropped", "session", s.id)
 		return errClosedStream
+	}
+	if s.h.shared != nil {
+		return s.writeShared(ctx, data) // scale-out: (handler_shared.go)
 	}
 	for !s.standalone().sendStandalone(data) {
 		// The stream was dropped meanwhile; the next one takes it.
