@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -298,7 +299,10 @@ func errorKind(res *mcp.CallToolResult, err error) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout (--call-timeout)"
 	case errors.As(err, &je):
-		return fmt.Sprintf("%d %s", int64(je.Code), je.Code)
+		if name := je.Code.String(); !strings.HasPrefix(name, "error ") {
+			return fmt.Sprintf("%d %s", int64(je.Code), name)
+		}
+		return fmt.Sprintf("error %d", int64(je.Code))
 	case errors.Is(err, jsonrpc.ErrClosed) || errors.Is(err, io.EOF):
 		return "connection closed"
 	}

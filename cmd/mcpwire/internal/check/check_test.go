@@ -89,7 +89,7 @@ func TestBrokenServerFailsTheRightCheck(t *testing.T) {
 		{"wrong-codes", "jsonrpc.unknown-method", "answered -32603 Internal error", nil},
 		{"wrong-codes", "jsonrpc.parse-error", "want -32700 Parse error", nil},
 		{"die-on-bad-json", "jsonrpc.parse-error", "the server exited", nil},
-		{"silent-unknown", "jsonrpc.unknown-method", "nothing answered; want -32601", nil},
+		{"silent-unknown", "jsonrpc.unknown-method", "nothing answered; want -32601", []string{"--response-timeout", "2s"}},
 		{"echo-version", "lifecycle.negotiation", `accepted the unknown revision "1999-01-01"`, nil},
 		{"no-ping", "ping.answered", "-32601", nil},
 		{"schema-not-object", "tools.input-schema", `stringly: the root has type "string", not "type": "object"`, nil},

@@ -49,10 +49,11 @@ func (c *checker) jsonrpcChecks(ctx context.Context, p *peer) {
 	}
 	c.afterRaw(ctx, p, chkVersion, st, detail)
 
-	// An unknown method.
+	// An unknown method. A valid request: every server answers it, so
+	// the wait is not cut short by a probe (a server may answer a ping
+	// before a slower refusal).
 	c.begin()
 	f = p.request(unknownMethod, nil)
-	f.probe = true
 	r, err = p.exchange(ctx, f)
 	st, detail = judge(r, err, jsonrpc.CodeMethodNotFound, answerRules{silence: Fail, other: Fail, result: Fail, sameID: f.id})
 	c.afterRaw(ctx, p, chkUnknownMethod, st, detail)
@@ -73,7 +74,6 @@ func (c *checker) jsonrpcChecks(ctx context.Context, p *peer) {
 		return
 	}
 	f = p.request(method, params)
-	f.probe = true
 	r, err = p.exchange(ctx, f)
 	st, detail = judge(r, err, jsonrpc.CodeInvalidParams, answerRules{silence: Fail, other: Warn, result: Fail, sameID: f.id})
 	if st != Pass && err == nil {

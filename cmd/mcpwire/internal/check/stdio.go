@@ -27,6 +27,10 @@ const (
 	// maxSeen bounds the messages a reply keeps of those that arrived
 	// meanwhile.
 	maxSeen = 256
+	// DefaultStartTimeout bounds the wait for a server process's first
+	// answer, which includes its start (npx may install it first), when
+	// that is longer than --response-timeout.
+	DefaultStartTimeout = time.Minute
 )
 
 // stdioWire is a wire to a server process that it started: frames are
@@ -51,6 +55,7 @@ type stdioWire struct {
 	waitErr error         // cmd.Wait's error, set before exited is closed
 	stopped bool          // close has begun: the exit is ours
 	eof     bool          // the server's output has ended
+	started bool          // the server has answered once
 	nextID  int64
 }
 
@@ -166,7 +171,11 @@ func (w *stdioWire) exchange(ctx context.Context, f *frame) (*reply, error) {
 		}
 	}
 	r := &reply{}
-	timer := time.NewTimer(w.timeout)
+	wait := w.timeout
+	if !w.started {
+		wait = max(wait, DefaultStartTimeout)
+	}
+	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	var grace <-chan time.Time
 	for {
@@ -179,6 +188,7 @@ func (w *stdioWire) exchange(ctx context.Context, f *frame) (*reply, error) {
 				}
 				return r, fmt.Errorf("the server closed its output: %v", it.err)
 			}
+			w.started = true
 			switch m := it.msg.(type) {
 			case *jsonrpc.Response:
 				switch {

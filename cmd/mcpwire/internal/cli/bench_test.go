@@ -73,9 +73,8 @@ func referenceServer(t *testing.T) []string {
 }
 
 // TestBenchEverythingServer loads the conformance everything-server over
-// stdio in both eras, closed loop and at a rate, and reports the rate
-// reached and the generator's cost (the numbers of docs/benchmarks.md's
-// bench section, on a quiet machine).
+// stdio in both eras, closed loop and at a rate, then over Streamable HTTP
+// in both eras, and logs the rate reached and the generator's cost.
 func TestBenchEverythingServer(t *testing.T) {
 	bin := buildEverything(t)
 	for _, protocol := range []string{"2026-07-28", "2025-11-25"} {
@@ -90,6 +89,14 @@ func TestBenchEverythingServer(t *testing.T) {
 	r := runBench(t, "--tool", "test_simple_text", "--rate", "200", "-n", "100", "--sessions", "2", "--", bin, "-stdio")
 	if r.Requests != 100 {
 		t.Errorf("--rate 200 -n 100: %d calls", r.Requests)
+	}
+	url := serveEverythingHTTP(t, bin)
+	for _, protocol := range []string{"2026-07-28", "2025-11-25"} {
+		r := runBench(t, "--protocol", protocol, "--tool", "test_simple_text", "-c", "4", "--sessions", "2", "-n", "500", "--url", url)
+		if r.Protocol != protocol || r.Requests != 500 {
+			t.Errorf("over HTTP in %s: protocol %s, %d calls", protocol, r.Protocol, r.Requests)
+		}
+		t.Logf("HTTP %s: %.0f calls/s, p50 %.3f ms, p99 %.3f ms, generator %.1f µs of CPU per call", protocol, r.RPS, r.LatencyMS.P50, r.LatencyMS.P99, r.Generator.CPUUsPerCall)
 	}
 }
 
