@@ -98,8 +98,9 @@ func sameEnvName(a, b string) bool {
 }
 
 // dial starts or reaches the server t names and agrees on a protocol
-// revision. Its errors have exit code 4.
-func (a *App) dial(ctx context.Context, t *Target, log *slog.Logger) (*client.Session, *Link, error) {
+// revision, with a client of the options o (nil for none). Its errors
+// have exit code 4.
+func (a *App) dial(ctx context.Context, t *Target, log *slog.Logger, o *client.Options) (*client.Session, *Link, error) {
 	if s := t.Config; s != nil && log != nil {
 		log.Info(describeConfig(s))
 	}
@@ -107,10 +108,12 @@ func (a *App) dial(ctx context.Context, t *Target, log *slog.Logger) (*client.Se
 	if err != nil {
 		return nil, nil, WithCode(err, ExitConnect)
 	}
-	c := client.New(mcp.Implementation{Name: "mcpwire", Version: Version()}, &client.Options{
-		Version: a.Global.Protocol,
-		Logger:  log,
-	})
+	var opts client.Options
+	if o != nil {
+		opts = *o
+	}
+	opts.Version, opts.Logger = a.Global.Protocol, log
+	c := client.New(mcp.Implementation{Name: "mcpwire", Version: Version()}, &opts)
 	sess, err := c.Connect(ctx, l.Transport)
 	if err != nil {
 		l.done()
@@ -187,7 +190,7 @@ func (a *App) WithSession(ctx context.Context, f func(ctx context.Context, s *cl
 		defer cancel()
 	}
 	log := a.Logger()
-	sess, l, err := a.dial(ctx, &a.Global.Target, log)
+	sess, l, err := a.dial(ctx, &a.Global.Target, log, nil)
 	if err != nil {
 		return err
 	}
@@ -225,7 +228,17 @@ func (a *App) WithSession(ctx context.Context, f func(ctx context.Context, s *cl
 // server that ended on its own, as WithSession words it; it is safe to
 // call more than once.
 func (a *App) OpenSession(ctx context.Context, t *Target) (*client.Session, func() error, error) {
-	sess, l, err := a.dial(ctx, t, a.Logger())
+	return a.OpenSessionWith(ctx, t, nil, a.Logger())
+}
+
+// OpenSessionWith is OpenSession with a client of the options o (its
+// handlers and middleware; Version and Logger are set from --protocol
+// and log) and the logger log (nil for none), which also receives the
+// server's stderr ("stderr" records with a "line" attribute) or the HTTP
+// client's diagnostics. mcpwire inspect answers the server's questions
+// and shows its stderr with them.
+func (a *App) OpenSessionWith(ctx context.Context, t *Target, o *client.Options, log *slog.Logger) (*client.Session, func() error, error) {
+	sess, l, err := a.dial(ctx, t, log, o)
 	if err != nil {
 		return nil, nil, err
 	}

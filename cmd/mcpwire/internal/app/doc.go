@@ -39,6 +39,7 @@
 //	           through auth.Transport, and the words for what goes wrong
 //	           (network, TLS, HTTP status, a login needed)
 //	tokens.go  where the token store is
+//	browser.go opening a page in the browser (login, inspect)
 //	servers.go @NAME and --server: a server of the hosts' configuration
 //	           files (package config) as the target; its secrets masked
 //	           on stderr

@@ -29,6 +29,7 @@ func TestHelp(t *testing.T) {
 		"logout":           {"logout", "--help"},
 		"tap":              {"tap", "--help"},
 		"replay":           {"replay", "--help"},
+		"inspect":          {"inspect", "--help"},
 		"serve":            {"serve", "--help"},
 		"serve-filesystem": {"serve", "filesystem", "--help"},
 		"serve-git":        {"serve", "git", "--help"},

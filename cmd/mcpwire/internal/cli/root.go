@@ -13,6 +13,7 @@ import (
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/bench"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/catalog"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/check"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/inspect"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/login"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/serve"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/talk"
@@ -26,6 +27,7 @@ func families() []app.Family {
 	return []app.Family{
 		talk.Family(),
 		wire.Family(),
+		inspect.Family(),
 		login.Family(),
 		serve.Family(),
 		bench.Family(),
@@ -69,6 +71,9 @@ configured with: mcpwire tools @github (or --server github) starts or
 reaches it as that host would, with its arguments, environment and
 headers. mcpwire servers lists them, and says which files it reads.
 
+mcpwire inspect shows a server in a web page instead, on 127.0.0.1: its
+tools as forms, every frame on the wire, its questions answered there.
+
 mcpwire serve runs servers of its own: mcpwire serve filesystem DIR...,
 serve git --repository DIR and serve sqlite --db FILE give a host (Claude
 Desktop, VS Code) the tools of the official filesystem, git and SQLite
@@ -90,4 +95,5 @@ const rootExample = `  mcpwire tools -- go run ./examples/hello
   mcpwire read file:///notes.txt --json -- npx -y my-mcp-server
   mcpwire tools --url http://localhost:3000/mcp --header 'X-Api-Key=secret'
   mcpwire call search @github --args '{"query": "mcp"}'
+  mcpwire inspect -- npx -y @modelcontextprotocol/server-everything
   mcpwire login --url https://mcp.example.com/mcp`

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -22,10 +21,6 @@ import (
 // loginTimeout bounds mcpwire login, the user's visit to the browser
 // included, unless --timeout says otherwise.
 const loginTimeout = 5 * time.Minute
-
-// envBrowser names the program that opens the authorization URL instead
-// of the system's browser.
-const envBrowser = "MCPWIRE_BROWSER"
 
 // loginOptions are the options of mcpwire login.
 type loginOptions struct {
@@ -217,7 +212,7 @@ func runLogin(ctx context.Context, a *app.App, o *loginOptions) error {
 		Port:        o.Port,
 		Output:      a.Stderr,
 		NoBrowser:   o.NoBrowser,
-		OpenBrowser: browser(a),
+		OpenBrowser: a.Browser(),
 		Timeout:     o.Timeout,
 	})
 	if err != nil {
@@ -311,25 +306,4 @@ func (r *clientIDRecorder) id() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.clientID
-}
-
-// browser returns the way to open the authorization URL: the test hook
-// of a, else the program of MCPWIRE_BROWSER, else the system's browser.
-func browser(a *app.App) func(ctx context.Context, url string) error {
-	if a.OpenBrowser != nil {
-		return a.OpenBrowser
-	}
-	if spec := strings.Fields(a.Getenv(envBrowser)); len(spec) > 0 {
-		return func(_ context.Context, u string) error {
-			// Not bound to the login's context: the browser may outlive
-			// mcpwire.
-			cmd := exec.Command(spec[0], append(spec[1:], u)...)
-			if err := cmd.Start(); err != nil {
-				return fmt.Errorf("%s: %v", envBrowser, err)
-			}
-			go cmd.Wait() // reaps the program; mcpwire does not wait for it
-			return nil
-		}
-	}
-	return auth.OpenBrowser
 }

@@ -1,0 +1,88 @@
+package inspect
+
+import (
+	"bytes"
+	"crypto/rand"
+	"embed"
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// The page is one HTML document: page.html with the style sheet and the
+// scripts of assets/ inlined, and the state of the inspection as JSON, so
+// that the server and its lists show at once, with no request after the
+// page's own. The assets are plain CSS and JavaScript, embedded in the
+// binary: no build step, no remote asset.
+
+//go:embed assets
+var assets embed.FS
+
+// The scripts, in the order the page runs them.
+var scripts = []string{"assets/json.js", "assets/form.js", "assets/render.js", "assets/app.js"}
+
+// pageParts are page.html cut around its placeholders, and the assets,
+// read once.
+var pageParts = func() (p struct{ head, mid, tail, css, js string }) {
+	read := func(name string) string {
+		b, err := assets.ReadFile(name)
+		if err != nil {
+			panic(err) // the assets are embedded: a missing one is a build mistake
+		}
+		return string(b)
+	}
+	html := read("assets/page.html")
+	var ok1, ok2 bool
+	p.head, html, ok1 = strings.Cut(html, "{{STYLE}}")
+	p.mid, p.tail, ok2 = strings.Cut(html, "{{SCRIPT}}")
+	if !ok1 || !ok2 {
+		panic("inspect: assets/page.html lacks {{STYLE}} or {{SCRIPT}}")
+	}
+	p.css = read("assets/app.css")
+	var js strings.Builder
+	for _, s := range scripts {
+		js.WriteString(read(s))
+		js.WriteString("\n")
+	}
+	p.js = js.String()
+	return p
+}()
+
+// boot is what the page starts from: the access token and the state.
+type boot struct {
+	Token string          `json:"token"`
+	State json.RawMessage `json:"state"`
+}
+
+// page serves the page, with the state as it is now.
+func (h *handler) page(w http.ResponseWriter, r *http.Request) {
+	state, _ := h.in.hub.snapshot()
+	data, err := json.Marshal(boot{Token: h.token, State: state})
+	if err != nil {
+		refuse(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	var safe bytes.Buffer
+	json.HTMLEscape(&safe, data) // no "</script>" can end the element early
+	nonce := rand.Text()
+	p := &pageParts
+	var b strings.Builder
+	b.Grow(len(p.head) + len(p.mid) + len(p.tail) + len(p.css) + len(p.js) + safe.Len() + 256)
+	b.WriteString(p.head)
+	b.WriteString(`<style nonce="` + nonce + `">`)
+	b.WriteString(p.css)
+	b.WriteString("</style>")
+	b.WriteString(p.mid)
+	b.WriteString(`<script type="application/json" id="boot">`)
+	b.Write(safe.Bytes())
+	b.WriteString("</script>\n")
+	b.WriteString(`<script nonce="` + nonce + `">`)
+	b.WriteString(p.js)
+	b.WriteString("</script>")
+	b.WriteString(p.tail)
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/html; charset=utf-8")
+	hdr.Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'nonce-"+nonce+"'; "+
+		"img-src data: blob:; media-src data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	w.Write([]byte(b.String()))
+}
