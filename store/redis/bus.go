@@ -1,0 +1,207 @@
+package redis
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// The Bus: a topic is the Redis channel "<prefix>b:<topic>". One pub/sub
+// connection carries every subscription of the store; go-redis makes it
+// again, and subscribes again, after a failure. Each subscription has a
+// queue and a goroutine that exists while the queue holds messages, so
+// that a slow subscriber delays no other.
+
+// maxQueued bounds the messages waiting for one subscriber; beyond it
+// the oldest are dropped (the Bus is at most once anyway).
+const maxQueued = 10_000
+
+type bus struct {
+	s *Store
+
+	mu     sync.Mutex
+	ps     *goredis.PubSub
+	subs   map[string][]*sub // by channel
+	done   chan struct{}     // closed by close
+	reader sync.WaitGroup
+}
+
+func newBus(s *Store) *bus {
+	return &bus{s: s, subs: make(map[string][]*sub), done: make(chan struct{})}
+}
+
+func (b *bus) channel(topic string) string { return b.s.prefix + "b:" + topic }
+
+func (b *bus) Publish(ctx context.Context, topic string, msg []byte) error {
+	return wrap(b.s.rdb.Publish(ctx, b.channel(topic), msg).Err())
+}
+
+func (b *bus) Subscribe(topic string, f func([]byte)) func() {
+	ch := b.channel(topic)
+	s := &sub{f: f}
+	b.mu.Lock()
+	select {
+	case <-b.done:
+		b.mu.Unlock()
+		return func() {}
+	default:
+	}
+	first := len(b.subs[ch]) == 0
+	b.subs[ch] = append(b.subs[ch], s)
+	if b.ps == nil {
+		b.ps = b.s.rdb.Subscribe(context.Background())
+		msgs := b.ps.Channel(goredis.WithChannelSize(1000), goredis.WithChannelSendTimeout(time.Second))
+		b.reader.Add(1)
+		go b.read(msgs)
+	}
+	ps := b.ps
+	b.mu.Unlock()
+	if first {
+		b.subscribe(ps, ch)
+	}
+	return func() {
+		b.mu.Lock()
+		list := b.subs[ch]
+		for i, x := range list {
+			if x == s {
+				list = append(list[:i:i], list[i+1:]...)
+				break
+			}
+		}
+		last := len(list) == 0
+		if last {
+			delete(b.subs, ch)
+		} else {
+			b.subs[ch] = list
+		}
+		ps := b.ps
+		b.mu.Unlock()
+		s.cancel()
+		if last && ps != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), b.s.opts.CommandTimeout)
+			ps.Unsubscribe(ctx, ch) // if this fails, the connection is gone and with it the subscription
+			cancel()
+		}
+	}
+}
+
+// subscribe sends SUBSCRIBE; if Redis cannot be reached now, go-redis
+// subscribes again on its next connection, since the channel is recorded
+// in the PubSub even when the command failed.
+func (b *bus) subscribe(ps *goredis.PubSub, ch string) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.s.opts.CommandTimeout)
+	defer cancel()
+	if err := ps.Subscribe(ctx, ch); err != nil {
+		b.s.log.Warn("store/redis: subscribing now failed; retried on reconnection", "channel", ch, "error", err)
+	}
+}
+
+// read hands the messages of the pub/sub connection to the subscribers.
+func (b *bus) read(msgs <-chan *goredis.Message) {
+	defer b.reader.Done()
+	for m := range msgs {
+		b.mu.Lock()
+		list := b.subs[m.Channel]
+		b.mu.Unlock()
+		for _, s := range list {
+			s.put([]byte(m.Payload))
+		}
+	}
+}
+
+func (b *bus) close() {
+	b.mu.Lock()
+	select {
+	case <-b.done:
+		b.mu.Unlock()
+		return
+	default:
+	}
+	close(b.done)
+	ps := b.ps
+	var all []*sub
+	for _, list := range b.subs {
+		all = append(all, list...)
+	}
+	b.subs = map[string][]*sub{}
+	b.mu.Unlock()
+	for _, s := range all {
+		s.cancel()
+	}
+	if ps != nil {
+		ps.Close() // ends the channel, and read
+	}
+	b.reader.Wait()
+}
+
+// sub is one subscription and its queue.
+type sub struct {
+	f func([]byte)
+
+	mu       sync.Mutex
+	queue    [][]byte
+	running  bool
+	canceled bool
+	idle     chan struct{} // closed when the goroutine ends, if cancel waits for it
+}
+
+func (s *sub) put(msg []byte) {
+	s.mu.Lock()
+	if s.canceled {
+		s.mu.Unlock()
+		return
+	}
+	if len(s.queue) >= maxQueued {
+		s.queue = s.queue[1:]
+	}
+	s.queue = append(s.queue, msg)
+	if s.running {
+		s.mu.Unlock()
+		return
+	}
+	s.running = true
+	s.mu.Unlock()
+	go s.run()
+}
+
+func (s *sub) run() {
+	for {
+		s.mu.Lock()
+		if len(s.queue) == 0 || s.canceled {
+			s.queue = nil
+			s.running = false
+			if s.idle != nil {
+				close(s.idle)
+				s.idle = nil
+			}
+			s.mu.Unlock()
+			return
+		}
+		msg := s.queue[0]
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		s.f(msg)
+	}
+}
+
+// cancel stops deliveries and waits for the one in progress, unless
+// called from it.
+func (s *sub) cancel() {
+	s.mu.Lock()
+	s.canceled = true
+	var idle chan struct{}
+	if s.running {
+		s.idle = make(chan struct{})
+		idle = s.idle
+	}
+	s.mu.Unlock()
+	if idle != nil {
+		select {
+		case <-idle:
+		case <-time.After(time.Second): // a delivery that calls cancel itself, or one that blocks
+		}
+	}
+}

@@ -1,0 +1,53 @@
+// Package redis is a store.Store on Redis, on the client
+// github.com/redis/go-redis/v9: the instances of one MCP server that
+// share it behave as one server (see package store).
+//
+//	st, err := redis.New(&redis.Options{URL: "redis://redis:6379/0"})
+//	if err != nil { ... }
+//	defer st.Close()
+//	srv := server.New(info, &server.Options{Store: st})
+//	h := streamable.NewHandler(srv, nil) // shares the server's store
+//
+// # What is stored, and for how long
+//
+// Every key and channel starts with Options.Prefix ("mcp:").
+//
+//   - s:{ID} (hash) and s:{ID}:u (set): a legacy session — its owner,
+//     the negotiated revision, client info and capabilities, log level,
+//     the last message delivered on its GET stream — and its resource
+//     subscriptions. They expire SessionIdleTimeout (the handler's, 30
+//     minutes by default) after the session's last request; an open GET
+//     stream keeps them. sessions (sorted set) indexes the initialized
+//     sessions, u:URI (set) the subscribers of a resource; their entries
+//     are dropped when read after their session is gone.
+//   - e:{ID} (stream): the SSE events of the session's streams, at most
+//     MaxEventsPerSession (1,000), kept EventTTL (1 hour) after the last;
+//     deleted with the session.
+//   - t:ID (string), to:OWNER and tasks (sorted sets), tseq: tasks, kept
+//     for their TTL; at most MaxTasks, MaxTasksPerOwner per owner.
+//   - keys (list): the request-state keys, one signing, the one before
+//     it verifying; a new one every KeyRotation (24 hours).
+//   - instance (counter): numbers the instances.
+//   - channels b:TOPIC: the messages between instances (list changes,
+//     resource updates and task states for subscriptions/listen streams,
+//     clients' answers, cancellations, task updates, deleted sessions),
+//     and the wake-ups of the follows of a session's events. Nothing is
+//     kept.
+//
+// # When Redis is away
+//
+// Commands are bounded (Options.DialTimeout, CommandTimeout), retried
+// by go-redis on a new connection, and fail with an error wrapping
+// store.ErrUnavailable. The server and handler then refuse what needs
+// the store with a clear error — legacy requests get HTTP 503 with
+// Retry-After, a new session 503 — and serve what does not: modern
+// requests, and multi round-trip requests with the keys they cached.
+// Nothing crashes; when Redis is back, requests succeed again. A Redis
+// that restarts empty (no persistence) has forgotten the sessions:
+// their clients get 404 and initialize again, as the specification
+// asks. Messages of the Bus published while an instance is cut off are
+// lost for it; follows of a stream read it again every FollowPoll.
+//
+// Redis Cluster is not supported (the scripts touch keys of several
+// slots); use one Redis, with a replica and Sentinel for failover.
+package redis

@@ -1,0 +1,234 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/mcpwire/mcpwire/store"
+)
+
+// Events. The events of a session are one Redis stream,
+// "<prefix>e:{<id>}", bounded to MaxEventsPerSession entries and kept
+// EventTTL after the last; each entry has a field s (its stream), and d
+// (the message; absent for a priming event) or e (the end of the stream).
+// An event id is "<stream>_<entry id>". Each append publishes a wake-up
+// on the channel "<prefix>w:<id>" for the follows of the session.
+
+type events struct {
+	s *Store
+
+	mu      sync.Mutex
+	waiters map[string]map[chan struct{}]struct{} // by session
+	cancels map[string]func()                     // bus subscriptions of the sessions followed
+}
+
+func (e *events) key(session string) string  { return e.s.prefix + "e:{" + session + "}" }
+func (e *events) wake(session string) string { return "w:" + session }
+
+func (e *events) add(ctx context.Context, session string, values []any) (string, error) {
+	key := e.key(session)
+	var id *goredis.StringCmd
+	_, err := e.s.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		id = p.XAdd(ctx, &goredis.XAddArgs{Stream: key, MaxLen: int64(e.s.opts.MaxEventsPerSession), Values: values})
+		p.PExpire(ctx, key, e.s.opts.EventTTL)
+		p.Publish(ctx, e.s.bus.channel(e.wake(session)), "")
+		return nil
+	})
+	if err != nil {
+		return "", wrap(err)
+	}
+	return id.Val(), nil
+}
+
+func (e *events) Append(ctx context.Context, session, stream string, data []byte) (string, error) {
+	values := []any{"s", stream}
+	if len(data) > 0 {
+		values = append(values, "d", data)
+	}
+	id, err := e.add(ctx, session, values)
+	if err != nil {
+		return "", err
+	}
+	return stream + "_" + id, nil
+}
+
+func (e *events) End(ctx context.Context, session, stream string) error {
+	_, err := e.add(ctx, session, []any{"s", stream, "e", "1"})
+	return err
+}
+
+// splitID splits an event id into its stream and entry id.
+func splitID(id string) (stream, entry string, ok bool) {
+	i := strings.LastIndexByte(id, '_')
+	if i <= 0 || i == len(id)-1 {
+		return "", "", false
+	}
+	return id[:i], id[i+1:], true
+}
+
+// check reports whether entry is a kept event of stream.
+func (e *events) check(ctx context.Context, session, stream, entry string) error {
+	msgs, err := e.s.rdb.XRangeN(ctx, e.key(session), entry, entry, 1).Result()
+	if err != nil {
+		if strings.Contains(err.Error(), "Invalid stream ID") {
+			return store.ErrEventNotFound
+		}
+		return wrap(err)
+	}
+	if len(msgs) == 0 || msgs[0].Values["s"] != stream {
+		return store.ErrEventNotFound
+	}
+	return nil
+}
+
+// readPage is how many entries a replay or follow reads at a time.
+const readPage = 200
+
+// after sends the events of stream after entry ("" : from the first);
+// it returns the last entry read and whether the stream ended.
+func (e *events) after(ctx context.Context, session, stream, entry string, send func(string, []byte) error) (string, bool, error) {
+	start := "-"
+	if entry != "" {
+		start = "(" + entry
+	}
+	for {
+		msgs, err := e.s.rdb.XRangeN(ctx, e.key(session), start, "+", readPage).Result()
+		if err != nil {
+			return entry, false, wrap(err)
+		}
+		for _, m := range msgs {
+			entry = m.ID
+			if m.Values["s"] != stream {
+				continue
+			}
+			if _, end := m.Values["e"]; end {
+				return entry, true, nil
+			}
+			var data []byte
+			if d, ok := m.Values["d"].(string); ok {
+				data = []byte(d)
+			}
+			if err := send(stream+"_"+m.ID, data); err != nil {
+				return entry, false, err
+			}
+		}
+		if len(msgs) < readPage {
+			return entry, false, nil
+		}
+		start = "(" + entry
+	}
+}
+
+func (e *events) Replay(ctx context.Context, session, lastID string, send func(string, []byte) error) error {
+	stream, entry, ok := splitID(lastID)
+	if !ok {
+		return store.ErrEventNotFound
+	}
+	if err := e.check(ctx, session, stream, entry); err != nil {
+		return err
+	}
+	_, _, err := e.after(ctx, session, stream, entry, send)
+	return err
+}
+
+func (e *events) Follow(ctx context.Context, session, stream, after string, send func(string, []byte) error) error {
+	var entry string
+	if after != "" {
+		s, en, ok := splitID(after)
+		if !ok || s != stream {
+			return store.ErrEventNotFound
+		}
+		if err := e.check(ctx, session, stream, en); err != nil {
+			return err
+		}
+		entry = en
+	}
+	wake := e.wait(session)
+	defer e.unwait(session, wake)
+	poll := 50 * time.Millisecond
+	for {
+		last, ended, err := e.after(ctx, session, stream, entry, send)
+		switch {
+		case ended:
+			return nil
+		case err != nil && !errors.Is(err, store.ErrUnavailable):
+			return err
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err()
+		}
+		if last != entry {
+			entry, poll = last, 50*time.Millisecond
+			continue
+		}
+		t := time.NewTimer(poll)
+		select {
+		case <-wake:
+		case <-t.C:
+			poll = min(poll*2, e.s.opts.FollowPoll)
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		t.Stop()
+	}
+}
+
+// wait registers a wake-up channel for the appends to session.
+func (e *events) wait(session string) chan struct{} {
+	ch := make(chan struct{}, 1)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.waiters == nil {
+		e.waiters = make(map[string]map[chan struct{}]struct{})
+		e.cancels = make(map[string]func())
+	}
+	w := e.waiters[session]
+	if w == nil {
+		w = make(map[chan struct{}]struct{})
+		e.waiters[session] = w
+		e.cancels[session] = e.s.bus.Subscribe(e.wake(session), func([]byte) { e.wakeUp(session) })
+	}
+	w[ch] = struct{}{}
+	return ch
+}
+
+func (e *events) unwait(session string, ch chan struct{}) {
+	e.mu.Lock()
+	w := e.waiters[session]
+	delete(w, ch)
+	var cancel func()
+	if len(w) == 0 {
+		delete(e.waiters, session)
+		cancel = e.cancels[session]
+		delete(e.cancels, session)
+	}
+	e.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func (e *events) wakeUp(session string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for ch := range e.waiters[session] {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (e *events) DeleteSession(ctx context.Context, session string) error {
+	_, err := e.s.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		p.Del(ctx, e.key(session))
+		p.Publish(ctx, e.s.bus.channel(e.wake(session)), "")
+		return nil
+	})
+	return wrap(err)
+}

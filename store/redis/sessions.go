@@ -1,0 +1,251 @@
+package redis
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/store"
+)
+
+// Sessions. A session is a hash, "<prefix>s:{<id>}", whose fields are
+// x (always 1), o (owner), i (initialized), v (version), n (client info,
+// JSON), c (client capabilities, JSON), l (log level) and d (the last
+// message of its own stream delivered); its subscriptions are a set,
+// "<prefix>s:{<id>}:u". Both expire together, ttl after the last Create
+// or Load. The initialized sessions are indexed in the sorted set
+// "<prefix>sessions" (score: when they expire, in Unix milliseconds), the
+// subscribers of a URI in the set "<prefix>u:<uri>".
+
+type sessions struct{ s *Store }
+
+func (ss *sessions) key(id string) string     { return ss.s.prefix + "s:{" + id + "}" }
+func (ss *sessions) subsKey(id string) string { return ss.s.prefix + "s:{" + id + "}:u" }
+func (ss *sessions) index() string            { return ss.s.prefix + "sessions" }
+func (ss *sessions) uriKey(uri string) string { return ss.s.prefix + "u:" + uri }
+
+var createScript = goredis.NewScript(`
+if redis.call('HSETNX', KEYS[1], 'x', '1') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'o', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1`)
+
+func (ss *sessions) Create(ctx context.Context, rec *store.Session, ttl time.Duration) error {
+	n, err := createScript.Run(ctx, ss.s.rdb, []string{ss.key(rec.ID)}, ttl.Milliseconds(), rec.Owner).Int()
+	if err != nil {
+		return wrap(err)
+	}
+	if n == 0 {
+		return store.ErrExists
+	}
+	return nil
+}
+
+// loadScript renews a session and returns its fields and subscriptions.
+var loadScript = goredis.NewScript(`
+if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return false end
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+local h = redis.call('HGETALL', KEYS[1])
+for i = 1, #h, 2 do
+  if h[i] == 'i' then redis.call('ZADD', KEYS[3], 'XX', ARGV[2], ARGV[3]) end
+end
+return {h, redis.call('SMEMBERS', KEYS[2])}`)
+
+func (ss *sessions) Load(ctx context.Context, id string, ttl time.Duration) (*store.Session, error) {
+	expires := time.Now().Add(ttl).UnixMilli()
+	v, err := loadScript.Run(ctx, ss.s.rdb, []string{ss.key(id), ss.subsKey(id), ss.index()}, ttl.Milliseconds(), expires, id).Slice()
+	if errors.Is(err, goredis.Nil) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, wrap(err)
+	}
+	if len(v) != 2 {
+		return nil, errors.New("store/redis: unexpected answer to load")
+	}
+	rec := &store.Session{ID: id}
+	fields, _ := v[0].([]any)
+	for i := 0; i+1 < len(fields); i += 2 {
+		k, _ := fields[i].(string)
+		val, _ := fields[i+1].(string)
+		switch k {
+		case "o":
+			rec.Owner = val
+		case "i":
+			rec.Initialized = true
+		case "v":
+			rec.Version = mcp.Version(val)
+		case "n":
+			if err := json.Unmarshal([]byte(val), &rec.ClientInfo); err != nil {
+				return nil, errors.New("store/redis: a session's client info cannot be read")
+			}
+		case "c":
+			if err := json.Unmarshal([]byte(val), &rec.ClientCapabilities); err != nil {
+				return nil, errors.New("store/redis: a session's client capabilities cannot be read")
+			}
+		case "l":
+			rec.LogLevel = mcp.LoggingLevel(val)
+		case "d":
+			rec.Delivered = val
+		}
+	}
+	subs, _ := v[1].([]any)
+	for _, u := range subs {
+		if s, ok := u.(string); ok {
+			rec.Subscriptions = append(rec.Subscriptions, s)
+		}
+	}
+	return rec, nil
+}
+
+// updateScript changes a session. KEYS: the hash, the subscriptions,
+// the index, the subscribers of ARGV[2] (subscribe) or ARGV[3]
+// (unsubscribe). ARGV: id, subscribe, unsubscribe, max subscriptions,
+// then field/value pairs for the hash. It returns 0 for a missing
+// session, -1 at the bound of subscriptions, 1 when done.
+var updateScript = goredis.NewScript(`
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then return 0 end
+if ARGV[2] ~= '' and redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 0 then
+  local max = tonumber(ARGV[4])
+  if max > 0 and redis.call('SCARD', KEYS[2]) >= max then return -1 end
+  redis.call('SADD', KEYS[2], ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ttl)
+  redis.call('SADD', KEYS[4], ARGV[1])
+end
+if ARGV[3] ~= '' then
+  redis.call('SREM', KEYS[2], ARGV[3])
+  redis.call('SREM', KEYS[4], ARGV[1])
+end
+if #ARGV > 4 then
+  local kv = {}
+  local init = false
+  for i = 5, #ARGV, 2 do
+    table.insert(kv, ARGV[i]); table.insert(kv, ARGV[i+1])
+    if ARGV[i] == 'i' then init = true end
+  end
+  redis.call('HSET', KEYS[1], unpack(kv))
+  if init then
+    local t = redis.call('TIME')
+    redis.call('ZADD', KEYS[3], t[1] * 1000 + math.floor(t[2] / 1000) + ttl, ARGV[1])
+  end
+end
+return 1`)
+
+func (ss *sessions) Update(ctx context.Context, id string, u *store.SessionUpdate) error {
+	uri := u.Subscribe
+	if uri == "" {
+		uri = u.Unsubscribe
+	}
+	args := []any{id, u.Subscribe, u.Unsubscribe, u.MaxSubscriptions}
+	if u.Initialize {
+		info, err := json.Marshal(u.ClientInfo)
+		if err != nil {
+			return err
+		}
+		caps, err := json.Marshal(u.ClientCapabilities)
+		if err != nil {
+			return err
+		}
+		args = append(args, "i", "1", "v", string(u.Version), "n", info, "c", caps)
+	}
+	if u.LogLevel != "" {
+		args = append(args, "l", string(u.LogLevel))
+	}
+	if u.Delivered != "" {
+		args = append(args, "d", u.Delivered)
+	}
+	keys := []string{ss.key(id), ss.subsKey(id), ss.index(), ss.uriKey(uri)}
+	n, err := updateScript.Run(ctx, ss.s.rdb, keys, args...).Int()
+	switch {
+	case err != nil:
+		return wrap(err)
+	case n == 0:
+		return store.ErrNotFound
+	case n < 0:
+		return store.ErrLimit
+	}
+	return nil
+}
+
+func (ss *sessions) Delete(ctx context.Context, id string) error {
+	subs, err := ss.s.rdb.SMembers(ctx, ss.subsKey(id)).Result()
+	if err != nil {
+		return wrap(err)
+	}
+	_, err = ss.s.rdb.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		for _, uri := range subs {
+			p.SRem(ctx, ss.uriKey(uri), id)
+		}
+		p.Del(ctx, ss.key(id), ss.subsKey(id))
+		p.ZRem(ctx, ss.index(), id)
+		return nil
+	})
+	return wrap(err)
+}
+
+// eachPage is how many ids Each reads at a time.
+const eachPage = 500
+
+func (ss *sessions) Each(ctx context.Context, uri string, f func(id string) error) error {
+	rdb := ss.s.rdb
+	if uri == "" {
+		now := strconv.FormatInt(time.Now().UnixMilli(), 10)
+		if err := rdb.ZRemRangeByScore(ctx, ss.index(), "-inf", "("+now).Err(); err != nil {
+			return wrap(err)
+		}
+		for off := int64(0); ; off += eachPage {
+			ids, err := rdb.ZRangeArgs(ctx, goredis.ZRangeArgs{Key: ss.index(), ByScore: true, Start: now, Stop: "+inf", Offset: off, Count: eachPage}).Result()
+			if err != nil {
+				return wrap(err)
+			}
+			for _, id := range ids {
+				if err := f(id); err != nil {
+					return err
+				}
+			}
+			if len(ids) < eachPage {
+				return nil
+			}
+		}
+	}
+	var cursor uint64
+	for {
+		ids, next, err := rdb.SScan(ctx, ss.uriKey(uri), cursor, "", eachPage).Result()
+		if err != nil {
+			return wrap(err)
+		}
+		if len(ids) > 0 {
+			cmds, err := rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+				for _, id := range ids {
+					p.Exists(ctx, ss.key(id))
+				}
+				return nil
+			})
+			if err != nil {
+				return wrap(err)
+			}
+			var gone []any
+			for i, c := range cmds {
+				if c.(*goredis.IntCmd).Val() == 0 {
+					gone = append(gone, ids[i])
+					continue
+				}
+				if err := f(ids[i]); err != nil {
+					return err
+				}
+			}
+			if len(gone) > 0 {
+				rdb.SRem(ctx, ss.uriKey(uri), gone...)
+			}
+		}
+		if cursor = next; cursor == 0 {
+			return nil
+		}
+	}
+}
