@@ -223,6 +223,10 @@ func TestEverythingServer(t *testing.T) {
 			t.Run("prompts", func(t *testing.T) {
 				p := p.with(t)
 				p.open("prompts", "prompt:test_prompt_with_arguments")
+				// The server's completions, as one types.
+				p.typeIn(`#detail [name="arg1"]`, "test")
+				p.wait(`[...document.querySelector('#detail [name="arg1"]').list.options].map(o => o.value).join() === "testValue1,testValue2"`)
+				p.js(`document.querySelector('#detail [name="arg1"]').value = ""; true`, nil)
 				p.typeIn(`#detail [name="arg1"]`, "a")
 				p.typeIn(`#detail [name="arg2"]`, "b")
 				p.click("#get")

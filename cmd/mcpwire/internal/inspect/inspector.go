@@ -119,6 +119,7 @@ type Inspector struct {
 	st         pageState
 	published  []byte                        // the state's JSON as the hub has it
 	running    map[string]context.CancelFunc // the page's requests, by the page's id
+	anon       int                           // the requests without an id, counted
 	listen     *client.Subscription          // modern era: the notifications' subscription
 	refresh    map[string]bool               // lists to read again (list_changed)
 	refreshing bool                          // a goroutine reads them

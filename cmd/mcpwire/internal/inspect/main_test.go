@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/clitest"
 )
 
 // The tests of the page run in a real browser: Debian's chromium,
@@ -26,9 +27,17 @@ import (
 // package (each in its own tab); TestMain stops it, then checks that no
 // goroutine is left.
 
+// envTestServer makes the test binary the test server of package
+// clitest, over stdio.
+const envTestServer = "MCPWIRE_INSPECT_TESTSERVER"
+
 var screenshots = flag.String("screenshots", "", "write the screenshots of the main views (PNG) into this directory, such as ../../../../docs")
 
 func TestMain(m *testing.M) {
+	if os.Getenv(envTestServer) == "1" {
+		clitest.ServerMain() // the test binary is the server of TestServerEnds
+		os.Exit(0)
+	}
 	flag.Parse()
 	code := m.Run()
 	stopBrowser()

@@ -107,7 +107,8 @@ func (in *Inspector) begin(parent context.Context, id string) (ctx context.Conte
 	stop := context.AfterFunc(in.base, cancel)
 	key := id
 	if key == "" {
-		key = fmt.Sprintf("\x00%p", &key) // uncancellable, but counted
+		in.anon++
+		key = fmt.Sprintf("\x00%d", in.anon) // not cancellable, but counted
 	}
 	in.running[key] = cancel
 	if in.st.LogLevel != "" && in.sess.IsModern() {
