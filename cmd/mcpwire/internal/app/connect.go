@@ -153,6 +153,16 @@ func (l *Link) explain(err error) error {
 	return l.diagnose(err)
 }
 
+// Explain words err, the failure of an exchange with the server, in the
+// link's own terms (an HTTP server that cannot be reached, refuses the
+// request or wants a login, with exit code 4 for the last), or returns
+// nil when it has nothing to add. For verbs that use the link's
+// transport themselves (mcpwire bridge --url).
+func (l *Link) Explain(err error) error { return l.explain(err) }
+
+// Release frees what l holds, once its connections are closed.
+func (l *Link) Release() { l.done() }
+
 // done releases what l holds, once its session is closed.
 func (l *Link) done() {
 	if l.release != nil {

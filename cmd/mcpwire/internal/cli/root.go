@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/bench"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/bridge"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/catalog"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/check"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/inspect"
@@ -30,6 +31,7 @@ func families() []app.Family {
 		inspect.Family(),
 		login.Family(),
 		serve.Family(),
+		bridge.Family(),
 		bench.Family(),
 		check.Family(),
 		catalog.Family(),

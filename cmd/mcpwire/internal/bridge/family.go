@@ -1,0 +1,143 @@
+package bridge
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+)
+
+// Family returns the verb of this package, for the root command.
+func Family() app.Family {
+	return app.Family{
+		Groups:   []cobra.Group{{ID: groupServe, Title: "Serving:"}},
+		Commands: func(a *app.App) []*cobra.Command { return []*cobra.Command{newBridgeCmd(a)} },
+	}
+}
+
+// groupServe is the help group of mcpwire serve, which bridge shares.
+const groupServe = "serve"
+
+// DefaultSessionIdleTimeout ends a legacy session, and stops its server
+// process, after that long without a request or an open stream
+// (--idle-timeout). Shorter than the Streamable HTTP handler's own
+// default: every session here is a process.
+const DefaultSessionIdleTimeout = 10 * time.Minute
+
+const bridgeLong = `mcpwire bridge connects MCP clients and servers that speak different
+transports.
+
+  mcpwire bridge --listen ADDR -- COMMAND [ARG...]
+
+serves the stdio server COMMAND over HTTP to many clients at once:
+Streamable HTTP at http://ADDR/mcp, in both protocol eras, and the legacy
+HTTP+SSE transport (2024-11-05) at http://ADDR/sse. Each legacy session
+gets a server process of its own, which lives as long as the session:
+a client that loses its stream comes back with Last-Event-ID and gets
+every message it missed, its calls still running; the process stops when
+the client ends the session, after --idle-timeout without a request, or
+when the bridge stops. Modern (2026-07-28) requests, which need no
+session, are served by a pool of processes (--pool-size, each serving
+--pool-concurrency requests at once), with the ids of different clients
+kept apart. At start the bridge asks the server server/discover: a server
+that does not speak the modern era is offered to legacy clients only.
+
+With --auth-issuer the bridge is an OAuth protected resource: every
+request needs a bearer token issued by that authorization server for the
+bridge's URL (--auth-resource), checked against its keys (--auth-jwks,
+else those its metadata names), and carrying the --auth-scope scopes;
+otherwise it is answered 401 with a WWW-Authenticate challenge that
+points to the bridge's Protected Resource Metadata. Sessions belong to
+the user who opened them.
+
+  mcpwire bridge --url URL
+
+is the reverse: it offers the MCP server at URL (Streamable HTTP, or
+HTTP+SSE) as a stdio server on its own standard input and output, for
+hosts that start servers as commands. Every message passes as it is,
+in either era; the token that mcpwire login stored for the server is
+sent, and renewed. When the server needs a login, the calls fail with
+the mcpwire login command line to run, which is also written on stderr.
+
+Interrupt the bridge (Ctrl-C) to stop it: it takes no new work, lets the
+calls in progress finish for --drain-timeout, then stops the processes.`
+
+const bridgeExample = `  mcpwire bridge --listen 127.0.0.1:3000 -- npx -y @modelcontextprotocol/server-everything
+  mcpwire bridge --listen 127.0.0.1:3000 @github
+  mcpwire bridge --listen 127.0.0.1:3000 --auth-issuer https://login.example.com --auth-resource https://mcp.example.com/mcp -- ./server
+  mcpwire bridge --url https://mcp.example.com/mcp`
+
+// options are the flags of mcpwire bridge.
+type options struct {
+	listen      string
+	idleTimeout time.Duration
+	bridge      Options
+	auth        authFlags
+}
+
+func newBridgeCmd(a *app.App) *cobra.Command {
+	var o options
+	cmd := &cobra.Command{
+		Use:               "bridge (--listen ADDR (-- COMMAND [ARG...] | @NAME) | --url URL)",
+		Short:             "Serve a stdio server over HTTP, or an HTTP server over stdio",
+		Long:              bridgeLong,
+		Example:           bridgeExample,
+		GroupID:           groupServe,
+		Args:              app.ServerArgs(),
+		ValidArgsFunction: a.CompleteArgs(0),
+		RunE: a.RunE(func(cmd *cobra.Command, _ []string) error {
+			for _, f := range []string{"json", "timeout", "protocol"} {
+				if cmd.Flags().Changed(f) {
+					return app.UsageErrorf("bridge takes no --%s: it passes the messages of both sides as they are, for as long as it runs", f)
+				}
+			}
+			if a.Global.Target.URL != "" {
+				for _, f := range forwardFlags {
+					if cmd.Flags().Changed(f) {
+						return app.UsageErrorf("--%s is for a bridge of a stdio server (--listen ADDR -- COMMAND); --url offers an HTTP server over stdio", f)
+					}
+				}
+				return runReverse(cmd.Context(), a)
+			}
+			if o.listen == "" {
+				return app.UsageErrorf("give --listen ADDR, the address to serve the stdio server on (as 127.0.0.1:3000), or --url URL to offer an HTTP server over stdio")
+			}
+			if err := o.auth.check(); err != nil {
+				return err
+			}
+			return runForward(cmd.Context(), a, &o)
+		}),
+	}
+	fs := cmd.Flags()
+	b := &o.bridge
+	fs.Var(app.NamedString(&o.listen, "ADDR"), "listen", "serve the stdio server over HTTP on this address, such as 127.0.0.1:3000")
+	fs.DurationVar(&o.idleTimeout, "idle-timeout", DefaultSessionIdleTimeout, "stop a legacy session's server process after this long without a request or an open stream")
+	fs.IntVar(&b.MaxSessions, "max-sessions", DefaultMaxSessions, "legacy sessions at once, each with its own server process")
+	fs.IntVar(&b.MaxSessionCalls, "max-session-calls", DefaultMaxSessionCalls, "calls of one legacy session in flight at once")
+	fs.IntVar(&b.PoolSize, "pool-size", DefaultPoolSize, "server processes serving modern (2026-07-28) requests")
+	fs.IntVar(&b.PoolConcurrency, "pool-concurrency", DefaultPoolConcurrency, "modern requests one pooled process serves at once")
+	fs.IntVar(&b.MaxQueued, "max-queued", DefaultMaxQueued, "modern requests waiting for a pooled process; more are refused (503)")
+	fs.DurationVar(&b.QueueTimeout, "queue-timeout", DefaultQueueTimeout, "how long a modern request waits for a pooled process before it is refused (503)")
+	fs.IntVar(&b.MaxListens, "max-listens", DefaultMaxListens, "subscriptions/listen streams open at once")
+	fs.DurationVar(&b.PoolIdleTimeout, "pool-idle-timeout", DefaultPoolIdleTimeout, "stop a pooled process after this long without a request")
+	fs.DurationVar(&b.ProbeTimeout, "probe-timeout", DefaultProbeTimeout, "how long the server has to answer server/discover at start (else: legacy era only)")
+	fs.DurationVar(&b.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "how long calls in progress may run on when a session or the bridge stops")
+	o.auth.addTo(cmd)
+	return cmd
+}
+
+// forwardFlags are the flags of a bridge of a stdio server.
+var forwardFlags = []string{"listen", "idle-timeout", "max-sessions", "max-session-calls", "pool-size", "pool-concurrency",
+	"max-queued", "queue-timeout", "max-listens", "pool-idle-timeout", "probe-timeout", "drain-timeout",
+	"auth-issuer", "auth-jwks", "auth-resource", "auth-scope"}
+
+// logger returns the bridge's logger: everything with --verbose (the
+// servers' stderr included), warnings otherwise.
+func logger(a *app.App) *slog.Logger {
+	if l := a.Logger(); l != nil {
+		return l
+	}
+	return slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}

@@ -1,0 +1,258 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
+	"github.com/mcpwire/mcpwire/transport/stdio"
+)
+
+// runReverse offers the HTTP server of the global flags as a stdio server
+// on mcpwire's own stdin and stdout, until stdin ends (the host stops
+// the server) or ctx does.
+func runReverse(ctx context.Context, a *app.App) error {
+	t := &a.Global.Target
+	link, err := a.Connect(ctx, t, a.Logger())
+	if err != nil {
+		return app.WithCode(err, app.ExitConnect)
+	}
+	defer link.Release()
+	up, err := link.Transport.Connect(ctx)
+	if err != nil {
+		return app.ConnectErrorf("cannot connect to %s: %v", t.Name(), err)
+	}
+	down, err := stdio.New(&stdio.Options{Stdin: a.Stdin, Stdout: a.Stdout}).Connect(ctx)
+	if err != nil {
+		up.Close()
+		return app.Failure(err)
+	}
+	r := &reverse{up: up, down: down, explain: link.Explain, log: logger(a), stderr: a.Stderr, lists: map[jsonrpc.ID]struct{}{}}
+	if tc, ok := up.(transport.ToolSchemaConn); ok {
+		tc.SetToolSchemas(&r.schemas)
+	}
+	return r.run(ctx)
+}
+
+// A reverse carries messages between a stdio client (down: mcpwire's
+// own stdin and stdout) and an HTTP server (up: the client transport of
+// package streamable, which follows the era of each message, keeps the
+// legacy session, resumes streams and falls back to HTTP+SSE by itself).
+// Messages pass as they are, with two exceptions: an error that the HTTP
+// transport made (the server could not be reached, refused the request,
+// wants a login) gets the words of mcpwire's other verbs, and the tool
+// schemas of tools/list results are kept, so that modern tool calls carry
+// the Mcp-Param-* headers their schemas ask for.
+type reverse struct {
+	up      transport.Conn
+	down    transport.Conn
+	explain func(error) error
+	log     *slog.Logger
+	stderr  io.Writer
+
+	wmu     sync.Mutex // serializes writes to down
+	mu      sync.Mutex
+	lists   map[jsonrpc.ID]struct{} // tools/list calls in flight
+	told    bool                    // an explanation was written on stderr
+	schemas toolSchemas
+}
+
+// maxLists bounds the tools/list calls watched at once.
+const maxLists = 1024
+
+// run carries messages until either side ends.
+func (r *reverse) run(ctx context.Context) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	upDone := make(chan error, 1)
+	go func() {
+		upDone <- r.fromServer(ctx)
+		stop() // the server side ended: so does the client side
+	}()
+	err := r.fromClient(ctx)
+	r.up.Close() // ends the legacy session, and fromServer
+	upErr := <-upDone
+	r.down.Close()
+	if err == nil && upErr != nil {
+		err = upErr
+	}
+	if err != nil {
+		return app.Failure(err)
+	}
+	return nil
+}
+
+// fromClient forwards the stdio client's messages until its input ends
+// (nil), or ctx does.
+func (r *reverse) fromClient(ctx context.Context) error {
+	for {
+		m, err := r.down.Read(ctx)
+		if err != nil {
+			var de *jsonrpc.DecodeError
+			switch {
+			case errors.As(err, &de):
+				if de.ResponseID.IsValid() {
+					r.log.Warn("bridge: the client wrote a response that is not valid JSON-RPC", "error", de.Err.Message)
+					continue
+				}
+				r.toClient(&jsonrpc.Response{ID: de.ID, Error: de.Err})
+				continue
+			case err == io.EOF, ctx.Err() != nil:
+				return nil
+			}
+			return err
+		}
+		if b, ok := m.(*jsonrpc.Batch); ok { // 2025-03-26: sent member by member
+			for _, x := range b.Messages {
+				r.forward(ctx, x)
+			}
+			for _, e := range b.Invalid {
+				r.toClient(e)
+			}
+			continue
+		}
+		r.forward(ctx, m)
+	}
+}
+
+// forward sends one message of the client to the server; a call that
+// cannot be sent is answered at once.
+func (r *reverse) forward(ctx context.Context, m jsonrpc.Message) {
+	req, isReq := m.(*jsonrpc.Request)
+	if isReq && req.IsCall() && req.Method == mcp.MethodListTools {
+		r.mu.Lock()
+		if len(r.lists) < maxLists {
+			r.lists[req.ID] = struct{}{}
+		}
+		r.mu.Unlock()
+	}
+	err := r.up.Write(ctx, m)
+	if err == nil {
+		return
+	}
+	if !isReq || !req.IsCall() {
+		r.log.Warn("bridge: a message of the client could not be sent", "error", r.words(err))
+		return
+	}
+	code := jsonrpc.CodeInternalError
+	if ctx.Err() != nil {
+		code = jsonrpc.CodeConnectionClosed
+	}
+	r.toClient(&jsonrpc.Response{ID: req.ID, Error: jsonrpc.NewError(code, r.words(err))})
+}
+
+// fromServer forwards the server's messages until the connection ends.
+func (r *reverse) fromServer(ctx context.Context) error {
+	for {
+		m, err := r.up.Read(ctx)
+		if err != nil {
+			var de *jsonrpc.DecodeError
+			switch {
+			case errors.As(err, &de):
+				r.log.Warn("bridge: the server sent a message that is not valid JSON-RPC", "error", de.Err.Message)
+				continue
+			case ctx.Err() != nil:
+				return nil
+			case err == io.EOF:
+				return errors.New("the server closed the connection")
+			}
+			return err
+		}
+		if resp, ok := m.(*jsonrpc.Response); ok {
+			m = r.fromServerResponse(resp)
+		}
+		r.toClient(m)
+	}
+}
+
+// fromServerResponse learns the tools of a tools/list result, and words
+// the errors of the HTTP transport.
+func (r *reverse) fromServerResponse(resp *jsonrpc.Response) *jsonrpc.Response {
+	r.mu.Lock()
+	_, list := r.lists[resp.ID]
+	delete(r.lists, resp.ID)
+	r.mu.Unlock()
+	if list && resp.Error == nil {
+		r.schemas.learn(resp.Result)
+	}
+	if resp.Error == nil || errors.Unwrap(resp.Error) == nil {
+		return resp // the server's own answer
+	}
+	e := *resp.Error
+	e.Message = r.words(resp.Error)
+	return &jsonrpc.Response{ID: resp.ID, Error: &e}
+}
+
+// words says what went wrong with the server, as mcpwire's other verbs
+// do; the first time it has something to explain, it says so on stderr
+// too, which hosts keep in their logs.
+func (r *reverse) words(err error) string {
+	d := r.explain(err)
+	if d == nil {
+		return app.OneLine(err.Error())
+	}
+	msg := app.Message(d)
+	r.mu.Lock()
+	told := r.told
+	r.told = true
+	r.mu.Unlock()
+	if !told {
+		fmt.Fprintf(r.stderr, "mcpwire: %s\n", msg)
+	}
+	return msg
+}
+
+// toClient writes a message to the stdio client.
+func (r *reverse) toClient(m jsonrpc.Message) {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	if err := r.down.Write(context.Background(), m); err != nil {
+		r.log.Debug("bridge: writing to the client failed", "error", err)
+	}
+}
+
+// toolSchemas are the input schemas of the tools the server listed; the
+// HTTP transport asks them for the Mcp-Param-* headers of tool calls.
+type toolSchemas struct {
+	mu sync.Mutex
+	m  map[string]json.RawMessage
+}
+
+// learn keeps the schemas of a tools/list result.
+func (s *toolSchemas) learn(result json.RawMessage) {
+	var r struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil || len(s.m)+len(r.Tools) > maxTools {
+		s.m = make(map[string]json.RawMessage)
+	}
+	for _, t := range r.Tools {
+		if old, ok := s.m[t.Name]; !ok || string(old) != string(t.InputSchema) {
+			s.m[t.Name] = t.InputSchema
+		}
+	}
+}
+
+// ToolInputSchema implements transport.ToolSchemaLister.
+func (s *toolSchemas) ToolInputSchema(name string) (json.RawMessage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[name]
+	return v, ok
+}
