@@ -49,7 +49,7 @@ func runForward(ctx context.Context, a *app.App, o *options) error {
 	if err != nil {
 		return app.ConnectErrorf("cannot start the server %q: %v", t.Name(), err)
 	}
-	h := newHTTP(b, o, rs, log)
+	h := newHTTP(b, o.idleTimeout, rs, log)
 	hs := &http.Server{Handler: h.mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 
 	fmt.Fprintf(a.Stdout, "%s/mcp\n", base)
@@ -70,20 +70,12 @@ func runForward(ctx context.Context, a *app.App, o *options) error {
 	case err = <-errc:
 	case <-ctx.Done():
 	}
-	// Shutdown: no new work; the legacy sessions drain and stop their
-	// processes; the HTTP server waits for the modern requests; the pool
-	// stops last.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.bridge.DrainTimeout+5*time.Second)
 	defer cancel()
-	b.Close()
-	err = errors.Join(err, h.shutdown(sctx))
-	if serr := hs.Shutdown(sctx); serr != nil {
-		hs.Close()
-	}
+	err = errors.Join(err, h.stop(sctx, b, hs))
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}
-	b.Stop()
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return app.Failure(err)
 	}
@@ -121,8 +113,13 @@ type httpSide struct {
 	sse        *sse.Handler
 }
 
-// newHTTP mounts the handlers that serve b, behind rs when it is not nil.
-func newHTTP(b *Bridge, o *options, rs *auth.ResourceServer, log *slog.Logger) *httpSide {
+// newHTTP mounts the handlers that serve b, behind rs when it is not nil;
+// legacy sessions end after idle without a request (default
+// DefaultSessionIdleTimeout).
+func newHTTP(b *Bridge, idle time.Duration, rs *auth.ResourceServer, log *slog.Logger) *httpSide {
+	if idle <= 0 {
+		idle = DefaultSessionIdleTimeout
+	}
 	var owner func(*http.Request) string
 	if rs != nil {
 		owner = func(r *http.Request) string { return auth.Principal(r.Context()) }
@@ -131,16 +128,16 @@ func newHTTP(b *Bridge, o *options, rs *auth.ResourceServer, log *slog.Logger) *
 	h.streamable = streamable.NewHandler(b, &streamable.HandlerOptions{
 		Logger:             log,
 		MaxBodyBytes:       jsonrpc.DefaultMaxMessageSize, // what a stdio server accepts
-		MaxSessions:        o.bridge.MaxSessions,
-		SessionIdleTimeout: o.idleTimeout,
+		MaxSessions:        b.opts.MaxSessions,
+		SessionIdleTimeout: idle,
 		EventStore:         streamable.NewMemoryEventStore(nil),
 		SessionOwner:       owner,
 	})
 	h.sse = sse.NewHandler(b, &sse.HandlerOptions{
 		Logger:       log,
 		MaxBodyBytes: jsonrpc.DefaultMaxMessageSize,
-		MaxSessions:  o.bridge.MaxSessions,
-		MaxInFlight:  o.bridge.MaxSessionCalls,
+		MaxSessions:  b.opts.MaxSessions,
+		MaxInFlight:  b.opts.MaxSessionCalls,
 		SessionOwner: owner,
 	})
 	if rs == nil {
@@ -163,7 +160,18 @@ func newHTTP(b *Bridge, o *options, rs *auth.ResourceServer, log *slog.Logger) *
 	return h
 }
 
-// shutdown ends the sessions of both handlers.
-func (h *httpSide) shutdown(ctx context.Context) error {
-	return errors.Join(h.streamable.Shutdown(ctx), h.sse.Shutdown(ctx))
+// stop shuts a bridge down: it takes no new work; the calls in flight,
+// legacy and modern, are answered (for DrainTimeout at most); the
+// handlers end their sessions, which stop their processes; the HTTP
+// server waits for what remains; the pool stops last. ctx bounds the
+// waits.
+func (h *httpSide) stop(ctx context.Context, b *Bridge, hs *http.Server) error {
+	b.Close()
+	b.Drain(ctx)
+	err := errors.Join(h.streamable.Shutdown(ctx), h.sse.Shutdown(ctx))
+	if hs.Shutdown(ctx) != nil {
+		hs.Close()
+	}
+	b.Stop()
+	return err
 }

@@ -591,6 +591,19 @@ func (p *pool) stickyFor(state string) *pooled {
 	return e.pc
 }
 
+// busy reports whether a request runs, and returns the channel closed
+// when that may change.
+func (p *pool) busy() (bool, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, pc := range p.children {
+		if pc.inflight > 0 || pc.listens > 0 {
+			return true, p.changed
+		}
+	}
+	return false, p.changed
+}
+
 // close stops taking requests and ends the listens.
 func (p *pool) close() {
 	p.mu.Lock()

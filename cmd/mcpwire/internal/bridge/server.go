@@ -115,8 +115,10 @@ type Bridge struct {
 	pool     *pool    // nil when the server does not speak the modern era
 
 	mu       sync.Mutex
-	sessions int  // processes of legacy sessions
-	closed   bool // Close was called
+	sessions int                   // processes of legacy sessions
+	open     map[*session]struct{} // sessions not ended
+	closed   bool                  // Close was called
+	changed  chan struct{}         // closed, and replaced, when a call of a session ends after Close
 }
 
 var (
@@ -138,7 +140,7 @@ func New(ctx context.Context, opts Options) (*Bridge, error) {
 		return nil, errors.New("bridge: no command")
 	}
 	opts.setDefaults()
-	b := &Bridge{opts: opts, log: opts.Logger}
+	b := &Bridge{opts: opts, log: opts.Logger, open: make(map[*session]struct{}), changed: make(chan struct{})}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
@@ -188,13 +190,62 @@ func (b *Bridge) releaseSlot() {
 // Open starts a legacy session; its process starts with its first
 // message.
 func (b *Bridge) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) (transport.ServerSession, error) {
+	s := &session{b: b, id: sessionID, w: w, done: make(chan struct{})}
 	b.mu.Lock()
-	closed := b.closed
-	b.mu.Unlock()
-	if closed {
+	defer b.mu.Unlock()
+	if b.closed {
 		return nil, errClosed
 	}
-	return &session{b: b, id: sessionID, w: w, done: make(chan struct{})}, nil
+	b.open[s] = struct{}{}
+	return s, nil
+}
+
+// isClosed reports whether Close was called.
+func (b *Bridge) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
+// ended forgets a session that has ended.
+func (b *Bridge) ended(s *session) {
+	b.mu.Lock()
+	delete(b.open, s)
+	b.mu.Unlock()
+	b.callEnded()
+}
+
+// callEnded wakes Drain when a call of a session ends.
+func (b *Bridge) callEnded() {
+	b.mu.Lock()
+	if b.closed {
+		close(b.changed)
+		b.changed = make(chan struct{})
+	}
+	b.mu.Unlock()
+}
+
+// busy reports whether a call of a session or a modern request runs, and
+// returns the channels that tell when that may have changed.
+func (b *Bridge) busy() (bool, <-chan struct{}, <-chan struct{}) {
+	b.mu.Lock()
+	sessions := make([]*session, 0, len(b.open))
+	for s := range b.open {
+		sessions = append(sessions, s)
+	}
+	changed := b.changed
+	b.mu.Unlock()
+	busy := false
+	for _, s := range sessions {
+		busy = busy || s.running() > 0
+	}
+	var poolChanged <-chan struct{}
+	if b.pool != nil {
+		var poolBusy bool
+		poolBusy, poolChanged = b.pool.busy()
+		busy = busy || poolBusy
+	}
+	return busy, changed, poolChanged
 }
 
 // ServeStateless serves a modern request on a pooled process.
@@ -231,16 +282,41 @@ func (b *Bridge) ToolInputSchema(name string) (json.RawMessage, bool) {
 	return b.pool.tools.ToolInputSchema(name)
 }
 
-// Close stops taking work: new sessions are refused, modern requests get
+// Close stops taking work: new sessions and new calls are refused
+// (answers to the server's requests still pass), modern requests get
 // CodeConnectionClosed, and the subscriptions/listen streams end (which
-// would otherwise hold an HTTP server's Shutdown). Sessions end with the
-// handlers that hold them (their Shutdown); Stop ends the pool.
+// would otherwise hold an HTTP server's Shutdown). Drain then waits for
+// the calls in flight; sessions end with the handlers that hold them
+// (their Shutdown); Stop ends the pool.
 func (b *Bridge) Close() {
 	b.mu.Lock()
 	b.closed = true
 	b.mu.Unlock()
 	if b.pool != nil {
 		b.pool.close()
+	}
+}
+
+// Drain waits, after Close, until no call runs (they are answered on
+// their streams, which are still open), or DrainTimeout has passed, or
+// ctx ends.
+func (b *Bridge) Drain(ctx context.Context) {
+	t := time.NewTimer(b.opts.DrainTimeout)
+	defer t.Stop()
+	for {
+		busy, changed, poolChanged := b.busy()
+		if !busy {
+			return
+		}
+		select {
+		case <-changed:
+		case <-poolChanged:
+		case <-t.C:
+			b.log.Info("bridge: calls still running at shutdown", "drain-timeout", b.opts.DrainTimeout)
+			return
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 

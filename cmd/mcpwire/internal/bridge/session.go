@@ -51,6 +51,7 @@ type session struct {
 	asked     map[jsonrpc.ID]struct{}     // requests of the server awaiting the client's answer
 	version   string                      // negotiated by initialize
 	closing   bool
+	dead      bool          // the process has ended: the session ends with its last call
 	idle      chan struct{} // closed when the last call ends while closing
 	endOnce   sync.Once
 	holdsSlot bool // the session counts against MaxSessions
@@ -126,12 +127,12 @@ func (s *session) Serve(ctx context.Context, req *jsonrpc.Request) *jsonrpc.Resp
 	defer s.finish(req.ID, sc)
 	ch, err := c.call(ctx, req)
 	if err != nil {
-		return goneResponse(req.ID, err)
+		return s.unanswered(ctx, req.ID, err)
 	}
 	select {
 	case resp := <-ch:
 		if resp == nil {
-			return goneResponse(req.ID, c.errGone())
+			return s.unanswered(ctx, req.ID, c.errGone())
 		}
 		if req.Method == mcp.MethodInitialize && resp.Error == nil {
 			s.noteVersion(resp.Result)
@@ -147,6 +148,20 @@ func (s *session) Serve(ctx context.Context, req *jsonrpc.Request) *jsonrpc.Resp
 	}
 }
 
+// unanswered answers the call id that the process will not answer: the
+// error goes to the call's stream through the handler's writer, before
+// the session ends (a handler ends its sessions' streams when they end,
+// and would lose an answer still on its way); the handler then gets no
+// response to send. If the writer cannot take it, the handler gets it.
+func (s *session) unanswered(ctx context.Context, id jsonrpc.ID, err error) *jsonrpc.Response {
+	resp := goneResponse(id, err)
+	resp.Error.Message += "; the session has ended"
+	if s.w.Write(jsonrpc.WithIncomingID(ctx, id), resp) == nil {
+		return nil
+	}
+	return resp
+}
+
 // begin records a call of the client, within the session's bound.
 func (s *session) begin(req *jsonrpc.Request) (*sessionCall, *jsonrpc.Error) {
 	s.mu.Lock()
@@ -154,6 +169,8 @@ func (s *session) begin(req *jsonrpc.Request) (*sessionCall, *jsonrpc.Error) {
 	switch {
 	case s.closing:
 		return nil, jsonrpc.NewError(jsonrpc.CodeConnectionClosed, "Connection closed: the session is ending")
+	case s.b.isClosed():
+		return nil, jsonrpc.NewError(jsonrpc.CodeConnectionClosed, "Connection closed: the bridge is shutting down")
 	case s.calls[req.ID] != nil:
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: id %s is already in use by a running request", req.ID)
 	case len(s.calls) >= s.b.opts.MaxSessionCalls:
@@ -174,10 +191,17 @@ func (s *session) begin(req *jsonrpc.Request) (*sessionCall, *jsonrpc.Error) {
 	return sc, nil
 }
 
-// finish forgets a call that has ended.
-func (s *session) finish(id jsonrpc.ID, sc *sessionCall) {
+// running returns the number of calls in flight.
+func (s *session) running() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return len(s.calls)
+}
+
+// finish forgets a call that has ended.
+func (s *session) finish(id jsonrpc.ID, sc *sessionCall) {
+	defer s.b.callEnded()
+	s.mu.Lock()
 	if s.calls[id] == sc {
 		delete(s.calls, id)
 	}
@@ -187,6 +211,11 @@ func (s *session) finish(id jsonrpc.ID, sc *sessionCall) {
 	if s.closing && len(s.calls) == 0 && s.idle != nil {
 		close(s.idle)
 		s.idle = nil
+	}
+	over := s.dead && len(s.calls) == 0
+	s.mu.Unlock()
+	if over {
+		s.end()
 	}
 }
 
@@ -348,12 +377,19 @@ func (s *session) Close() error {
 	return nil
 }
 
-// exited ends the session whose process has ended on its own.
+// exited ends the session whose process has ended, once the calls in
+// flight have been answered (see unanswered).
 func (s *session) exited(reason string) {
 	if reason != reasonStopped {
 		s.b.log.Warn("bridge: a session's server ended", "session", s.id, "why", reason)
 	}
-	s.end()
+	s.mu.Lock()
+	s.dead = true
+	over := len(s.calls) == 0
+	s.mu.Unlock()
+	if over {
+		s.end()
+	}
 }
 
 // end marks the session ended, once: its process has exited, or it was
@@ -367,6 +403,7 @@ func (s *session) end() {
 		if slot {
 			s.b.releaseSlot()
 		}
+		s.b.ended(s)
 		close(s.done)
 	})
 }
