@@ -37,6 +37,7 @@ func TestHelp(t *testing.T) {
 		"servers":          {"servers", "--help"},
 		"bench":            {"bench", "--help"},
 		"check":            {"check", "--help"},
+		"bridge":           {"bridge", "--help"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, clitest.ServerOptions{})
