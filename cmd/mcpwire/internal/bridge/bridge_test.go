@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"strings"
@@ -269,4 +271,39 @@ func TestModernLogMessagesOfConcurrentRequests(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestModernParamHeadersChecked: the bridge tells the Streamable HTTP
+// handler the tool schemas the server listed, so that the handler checks
+// the Mcp-Param-* headers of modern tool calls as the server itself
+// would over HTTP: mcpwire's client sends them, a request without them
+// gets 400 and -32020.
+func TestModernParamHeadersChecked(t *testing.T) {
+	bin := everythingServer(t)
+	tb := startBridge(t, Options{Command: func() *exec.Cmd { return exec.Command(bin, "-stdio") }}, 0, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	s := connect(t, tb.base, mcp.Version20260728, nil)
+	if _, err := s.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := call(t, ctx, s, "test_param_header", map[string]any{"region": "eu-west-1"}); !strings.Contains(got, "eu-west-1") {
+		t.Errorf("test_param_header: %q", got)
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_param_header","arguments":{"region":"eu-west-1"},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, tb.base+"/mcp", strings.NewReader(body))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "test_param_header"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "-32020") {
+		t.Errorf("a call without its Mcp-Param-Region header: %s %s", resp.Status, b)
+	}
 }

@@ -178,14 +178,6 @@ func (c *child) forget(id jsonrpc.ID) {
 	c.mu.Unlock()
 }
 
-// pending reports whether a call with this id waits for its response.
-func (c *child) pending(id jsonrpc.ID) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.calls[id]
-	return ok
-}
-
 // write sends one message to the process.
 func (c *child) write(ctx context.Context, m jsonrpc.Message) error {
 	select {

@@ -1,0 +1,197 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/auth"
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
+)
+
+// syncBuffer is a stderr safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A reverseRun is mcpwire bridge --url URL running in process, its stdin
+// and stdout the pipes of a stdio client.
+type reverseRun struct {
+	stdinW  *io.PipeWriter
+	stdoutR *io.PipeReader
+	stderr  *syncBuffer
+	code    chan int
+}
+
+// runReverseBridge runs mcpwire bridge --url url with the environment
+// env (the token store's location).
+func runReverseBridge(t *testing.T, url string, env map[string]string) *reverseRun {
+	t.Helper()
+	stdinR, stdinW := io.Pipe()
+	stdoutR, stdoutW := io.Pipe()
+	r := &reverseRun{stdinW: stdinW, stdoutR: stdoutR, stderr: &syncBuffer{}, code: make(chan int, 1)}
+	a := app.New(stdinR, stdoutW, r.stderr)
+	a.Getenv = func(k string) string { return env[k] }
+	go func() {
+		code := a.Execute(context.Background(), a.NewRoot(Family()), []string{"bridge", "--url", url})
+		stdoutW.Close()
+		stdinR.Close()
+		r.code <- code
+	}()
+	t.Cleanup(func() {
+		stdinW.Close()
+		select {
+		case <-r.code:
+		case <-time.After(deadline):
+			t.Error("mcpwire bridge --url did not end with its input")
+		}
+	})
+	return r
+}
+
+// Connect makes the reverse run the transport of a client: the client
+// writes to the bridge's stdin and reads its stdout.
+func (r *reverseRun) Connect(context.Context) (transport.Conn, error) {
+	return transport.NewLineConn(r.stdoutR, r.stdinW, r.stdinW, nil), nil
+}
+
+// startHTTPEverything runs the everything-server over Streamable HTTP.
+func startHTTPEverything(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(everythingServer(t), "-http", addr)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	eventually(t, "listening: "+stderr.String(), func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	return "http://" + addr + "/mcp"
+}
+
+// TestReverseBridge offers the everything-server, over Streamable HTTP,
+// as a stdio server, to mcpwire's client in both eras: progress, log
+// messages, the server's questions (legacy requests, modern
+// input_required rounds), and, in the modern era, a tool whose argument
+// travels in an Mcp-Param-* header, which the bridge writes from the
+// schema of the tools/list result it saw pass.
+func TestReverseBridge(t *testing.T) {
+	url := startHTTPEverything(t)
+	for _, version := range []mcp.Version{mcp.Version20260728, mcp.Version20251125} {
+		t.Run(string(version), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r := runReverseBridge(t, url, nil)
+			var mu sync.Mutex
+			var logs int
+			s := connectOver(t, r, version, &client.Options{
+				OnLog: func(context.Context, *mcp.LoggingMessageParams) { mu.Lock(); logs++; mu.Unlock() },
+				Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: map[string]any{"username": "ada", "email": "ada@example.com"}}, nil
+				},
+			})
+			if s.ProtocolVersion() != version {
+				t.Fatalf("negotiated %s", s.ProtocolVersion())
+			}
+			if _, err := s.ListTools(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			var progress []float64
+			call(t, client.WithProgress(ctx, func(p mcp.ProgressParams) { progress = append(progress, p.Progress) }), s, "test_tool_with_progress", nil)
+			if fmt.Sprint(progress) != "[0 50 100]" {
+				t.Errorf("progress %v", progress)
+			}
+			lctx := ctx
+			if s.IsModern() {
+				lctx = client.WithLogLevel(ctx, mcp.LevelInfo)
+			} else if err := s.SetLogLevel(ctx, mcp.LevelInfo); err != nil {
+				t.Fatal(err)
+			}
+			call(t, lctx, s, "test_tool_with_logging", nil)
+			mu.Lock()
+			if logs != 3 {
+				t.Errorf("%d log messages, want 3", logs)
+			}
+			mu.Unlock()
+			if got := call(t, ctx, s, "test_elicitation", map[string]any{"message": "who?"}); !strings.Contains(got, "ada@example.com") {
+				t.Errorf("test_elicitation: %q", got)
+			}
+			if got := call(t, ctx, s, "test_param_header", map[string]any{"region": "eu-west-1"}); !strings.Contains(got, "eu-west-1") {
+				t.Errorf("test_param_header: %q", got)
+			}
+		})
+	}
+}
+
+// TestReverseBridgeStoredLogin: bridge --url sends the token that
+// mcpwire login stored for the server (here a bridge that requires
+// OAuth); without one, the client's request fails with the mcpwire login
+// command line to run, which stderr shows too.
+func TestReverseBridgeStoredLogin(t *testing.T) {
+	is := newIssuer(t)
+	tb := protectedBridge(t, is)
+	resource := tb.base + "/mcp"
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	env := map[string]string{app.EnvTokens: tokens}
+	r := runReverseBridge(t, resource, env)
+	c := client.New(mcp.Implementation{Name: "t", Version: "1"}, &client.Options{Version: mcp.Version20251125})
+	_, err := c.Connect(ctx, r)
+	want := "the server at " + resource + " needs authorization: run mcpwire login --url " + resource
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("without a login: %v; want %q", err, want)
+	}
+	if !strings.Contains(r.stderr.String(), "mcpwire: "+want) {
+		t.Errorf("stderr: %q", r.stderr.String())
+	}
+
+	store := auth.NewFileTokenStore(tokens)
+	tok := &auth.Token{AccessToken: is.token(t, "alice", resource, "mcp:tools"), TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)}
+	if err := store.SetToken(ctx, resource, is.URL, tok); err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []mcp.Version{mcp.Version20260728, mcp.Version20251125} {
+		s := connectOver(t, runReverseBridge(t, resource, env), version, nil)
+		if got := call(t, ctx, s, "echo", textArgs{Text: "logged in"}); got != "logged in" {
+			t.Errorf("%s: echo: %q", version, got)
+		}
+	}
+}
