@@ -307,3 +307,39 @@ func TestModernParamHeadersChecked(t *testing.T) {
 		t.Errorf("a call without its Mcp-Param-Region header: %s %s", resp.Status, b)
 	}
 }
+
+// TestModernListen: a subscriptions/listen stream through the pool gets
+// its acknowledgement and the notifications it asked for, their
+// subscription id mapped back to the client's own, and ends when the
+// client closes it (the process is told, and the listen no longer counts).
+func TestModernListen(t *testing.T) {
+	bin := everythingServer(t)
+	tb := startBridge(t, Options{Command: func() *exec.Cmd { return exec.Command(bin, "-stdio") }, PoolSize: 1, MaxListens: 1}, 0, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	changed := make(chan string, 4)
+	s := connect(t, tb.base, mcp.Version20260728, &client.Options{OnListChanged: func(_ context.Context, method string) { changed <- method }})
+	for round := range 2 { // MaxListens 1: the second listen needs the first's place back
+		sub, err := s.Listen(ctx, mcp.SubscriptionFilter{ToolsListChanged: true})
+		if err != nil {
+			t.Fatalf("round %d: listen: %v", round, err)
+		}
+		call(t, ctx, s, "test_trigger_tool_change", nil)
+		select {
+		case m := <-changed:
+			if m != mcp.NotificationToolListChanged {
+				t.Errorf("round %d: %s", round, m)
+			}
+		case <-ctx.Done():
+			t.Fatalf("round %d: no list change reached the listen", round)
+		}
+		if err := sub.Close(); err != nil {
+			t.Errorf("round %d: close: %v", round, err)
+		}
+		eventually(t, "the listen's place freed", func() bool {
+			tb.pool.mu.Lock()
+			defer tb.pool.mu.Unlock()
+			return tb.pool.listens == 0
+		})
+	}
+}
