@@ -25,7 +25,7 @@ type child struct {
 	conn  *command.Conn
 	log   *slog.Logger
 	route func(*child, *jsonrpc.Request)
-	ended func(reason string) // called once, on the reader, when the process's output has ended
+	ended func(reason string) // called once, on the reader, when the process's output has ended, before the waiting calls fail
 
 	wmu  sync.Mutex    // serializes writes
 	done chan struct{} // closed when the output has ended: the child is gone
@@ -73,11 +73,13 @@ func (c *child) read() {
 	c.calls = nil
 	c.mu.Unlock()
 	close(c.done)
-	for _, ch := range calls {
-		ch <- nil // the waiter reads c.reason
-	}
+	// The owner learns of the end before the waiting calls do, so that
+	// what they do on failing (a session ends with its last call) sees it.
 	if c.ended != nil {
 		c.ended(reason)
+	}
+	for _, ch := range calls {
+		ch <- nil // the waiter reads c.reason
 	}
 	c.conn.Close() // reaps the process (and stops it, if it only closed its output)
 }
