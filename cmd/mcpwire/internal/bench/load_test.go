@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/clitest"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/transport/memory"
 )
 
 // testServer is a server whose tools record what they are called with.
@@ -214,5 +216,55 @@ func TestBenchUsage(t *testing.T) {
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
 			t.Errorf("bench %s: exit %d, stderr %q; want %d and %q", strings.Join(tc.args, " "), code, errOut, tc.code, tc.want)
 		}
+	}
+}
+
+// TestBenchStopsWhenTheServerGoes checks that a session that ends during
+// the run stops its workers (the run ends long before -d), is reported,
+// and makes the run fail.
+func TestBenchStopsWhenTheServerGoes(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "leaving", Version: "1.0"}, nil)
+	quit := make(chan struct{})
+	var once sync.Once
+	calls := 0
+	if err := server.AddTool(srv, &mcp.Tool{Name: "work"}, func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
+		if calls++; calls == 50 {
+			once.Do(func() { close(quit) })
+		}
+		return "ok", nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e := clitest.NewEnv(t, clitest.ServerOptions{}, Family())
+	e.App.Connect = func(ctx context.Context, _ *app.Target, _ *slog.Logger) (*app.Link, error) {
+		ct, st := memory.NewPair(nil)
+		ss, err := srv.Connect(context.Background(), st)
+		if err != nil {
+			return nil, err
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			<-quit
+			ss.Close() // the server goes away mid-run
+		}()
+		t.Cleanup(func() {
+			once.Do(func() { close(quit) })
+			<-done
+			ss.Wait()
+		})
+		return &app.Link{Transport: ct}, nil
+	}
+	start := time.Now()
+	code := e.Execute("bench", "--json", "--tool", "work", "-d", "30s", "--", "leaving")
+	if code != app.ExitFailure || !strings.Contains(e.Stderr.String(), "1 session(s) ended during the run") {
+		t.Errorf("exit %d, stderr %q", code, e.Stderr.String())
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the run went on for %s after its only session ended", d)
+	}
+	var r jsonReport
+	if err := json.Unmarshal(e.Stdout.Bytes(), &r); err != nil || r.Lost != 1 || r.Requests < 50 {
+		t.Errorf("report %+v, %v", r, err)
 	}
 }
