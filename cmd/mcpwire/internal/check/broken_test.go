@@ -37,6 +37,8 @@ import (
 //	not-found-32002       -32002 for an unknown resource in the modern era too
 //	wrong-version-code    -32600 for an unknown revision (modern)
 //	no-result-type        modern results without resultType
+//	no-ttl                modern lists without ttlMs and cacheScope
+//	bad-header-param      a tool whose x-mcp-header annotates a number
 //	no-ack                subscriptions/listen without its acknowledgement first
 //	bad-structured        a tool whose structuredContent breaks its outputSchema
 //	ignore-headers        HTTP: no check of any header, Origin included
@@ -133,6 +135,12 @@ func (s *brokenServer) handle(line []byte) [][]byte {
 		if !s.has("no-result-type") {
 			result["resultType"] = "complete"
 		}
+		if strings.HasSuffix(method, "/list") && !s.has("no-ttl") {
+			result["ttlMs"], result["cacheScope"] = 0, "public"
+		}
+		if method == "resources/read" {
+			result["ttlMs"], result["cacheScope"] = 0, "private"
+		}
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 	return append(out, b)
@@ -184,6 +192,8 @@ func (s *brokenServer) method(method string, params map[string]json.RawMessage, 
 			page2 = append(page2, map[string]any{"name": "stringly", "inputSchema": map[string]any{"type": "string"}})
 		case s.has("invalid-schema"):
 			page2 = append(page2, map[string]any{"name": "typo", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": 5}}}})
+		case s.has("bad-header-param"):
+			page2 = append(page2, map[string]any{"name": "region", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"lat": map[string]any{"type": "number", "x-mcp-header": "Lat"}}}})
 		case s.has("output-not-object"):
 			page2 = append(page2, map[string]any{"name": "listy", "inputSchema": map[string]any{"type": "object"}, "outputSchema": map[string]any{"type": "array"}})
 		}

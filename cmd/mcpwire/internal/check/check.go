@@ -415,6 +415,8 @@ func (c *checker) checkResultMeta(p *peer) {
 		c.add(chkResultMeta, p.era(), Skip, "no result to look at")
 	case p.noResultType > 0:
 		c.addf(chkResultMeta, p.era(), Fail, "%d of %d results had no resultType (the first: %s)", p.noResultType, p.results, p.firstNoResultType)
+	case p.noCache > 0:
+		c.addf(chkResultMeta, p.era(), Fail, "%d results of discover, lists or reads had no ttlMs or cacheScope (the first: %s)", p.noCache, p.firstNoCache)
 	case p.noServerInfo > 0:
 		c.addf(chkResultMeta, p.era(), Warn, "%d of %d results had no _meta %q (the first: %s)", p.noServerInfo, p.results, mcp.MetaKeyServerInfo, p.firstNoServerInfo)
 	default:

@@ -103,6 +103,8 @@ func TestBrokenServerFailsTheRightCheck(t *testing.T) {
 		{"not-found-32002", "resources.not-found", "-32002 in the 2026-07-28 revision", nil},
 		{"wrong-version-code", "lifecycle.unsupported-version", "not -32022", nil},
 		{"no-result-type", "lifecycle.result-meta", "had no resultType", nil},
+		{"no-ttl", "lifecycle.result-meta", "had no ttlMs or cacheScope (the first: tools/list)", nil},
+		{"bad-header-param", "tools.input-schema", `region: invalid x-mcp-header annotation: x-mcp-header "Lat" annotates`, nil},
 		{"no-ack", "notifications.listen", "not notifications/subscriptions/acknowledged", nil},
 		{"bad-structured", "tools.call", "structuredContent does not match the outputSchema", []string{"--call-read-only"}},
 	} {

@@ -41,8 +41,8 @@ var (
 		"server/discover answers supportedVersions (with 2026-07-28), capabilities, ttlMs and cacheScope",
 		"2026-07-28 §2.2 server/discover"}
 	chkResultMeta = &Check{"lifecycle.result-meta", areaLifecycle,
-		"every result carries resultType, and the server's info in _meta",
-		"2026-07-28 §1 (SEP-2322, SEP-2575), §2.1 Request envelope"}
+		"every result carries resultType and the server's info in _meta; lists and reads, ttlMs and cacheScope",
+		"2026-07-28 §1 (SEP-2322, SEP-2575, SEP-2549), §2.1 Request envelope"}
 	chkUnsupported = &Check{"lifecycle.unsupported-version", areaLifecycle,
 		"a request in an unknown revision is refused with -32022, naming the supported ones",
 		"2026-07-28 §2.3 Errors and HTTP status, §2.8 Version negotiation"}
@@ -77,8 +77,8 @@ var (
 		"tools/list lists every tool, page by page, under unique, well-formed names",
 		"2025-11-25 §C tools/list, Tool names, Pagination"}
 	chkInputSchema = &Check{"tools.input-schema", areaTools,
-		"every inputSchema is a valid JSON Schema whose root has type object",
-		"2025-11-25 §C tools/list, JSON Schema; 2026-07-28 §1 (SEP-2106)"}
+		"every inputSchema is a valid JSON Schema whose root has type object (and valid x-mcp-header annotations from 2026-07-28)",
+		"2025-11-25 §C tools/list, JSON Schema; 2026-07-28 §1 (SEP-2106), §2.4 HTTP"}
 	chkOutputSchema = &Check{"tools.output-schema", areaTools,
 		"every outputSchema is a valid JSON Schema (of type object before 2026-07-28)",
 		"2025-11-25 §C tools/list, JSON Schema; 2026-07-28 §1 (SEP-2106)"}

@@ -192,6 +192,13 @@ func (c *checker) checkSchemas(p *peer, tools []mcp.Tool, listed []frames.Record
 			schema = []byte(`{"type":"object"}`) // reported by tools.list
 		}
 		st, why := judgeSchema(schema, true)
+		if st == Pass && p.modern {
+			// Over HTTP a client must drop a tool whose x-mcp-header
+			// annotations are invalid: it cannot be called.
+			if _, err := mcp.ToolHeaderParams(schema); err != nil {
+				st, why = Fail, strings.TrimPrefix(err.Error(), "mcp: ")
+			}
+		}
 		switch st {
 		case Fail:
 			in = append(in, t.Name+": "+why)

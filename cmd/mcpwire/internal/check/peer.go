@@ -32,8 +32,16 @@ type peer struct {
 	// What the server sent besides answers: notifications, by method.
 	notes map[string]int
 	// What modern results lacked (see checkResultMeta).
-	results, noResultType, noServerInfo  int
-	firstNoResultType, firstNoServerInfo string
+	results, noResultType, noServerInfo, noCache int
+	firstNoResultType, firstNoServerInfo         string
+	firstNoCache                                 string
+}
+
+// cacheable are the methods whose modern results must say how long they
+// may be kept (ttlMs, cacheScope: 2026-07-28 §1, SEP-2549).
+var cacheable = map[string]bool{
+	mcp.MethodDiscover: true, mcp.MethodListTools: true, mcp.MethodListPrompts: true,
+	mcp.MethodListResources: true, mcp.MethodListResourceTemplates: true, mcp.MethodReadResource: true,
 }
 
 // era names the peer's era for the report: its revision.
@@ -147,6 +155,11 @@ func (p *peer) exchange(ctx context.Context, f *frame) (*reply, error) {
 		if serverInfoOf(r.resp.Result).Name == "" {
 			if p.noServerInfo++; p.firstNoServerInfo == "" {
 				p.firstNoServerInfo = f.method
+			}
+		}
+		if cacheable[f.method] && !isInputRequired(r.resp.Result) && (!hasMember(r.resp.Result, "ttlMs") || !hasMember(r.resp.Result, "cacheScope")) {
+			if p.noCache++; p.firstNoCache == "" {
+				p.firstNoCache = f.method
 			}
 		}
 	}

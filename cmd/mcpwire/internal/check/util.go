@@ -72,3 +72,12 @@ func compact(raw []byte) string {
 	}
 	return b.String()
 }
+
+// isInputRequired reports whether a result asks the client for input
+// (2026-07-28): its other members are not those of a complete result.
+func isInputRequired(result json.RawMessage) bool {
+	var r struct {
+		ResultType string `json:"resultType"`
+	}
+	return json.Unmarshal(result, &r) == nil && r.ResultType == string(mcp.ResultTypeInputRequired)
+}
