@@ -83,6 +83,17 @@ func (r *report) values(key, impl, metric string) []float64 {
 	return xs
 }
 
+// measured reports whether any implementation has the figure metric in
+// scenario key.
+func (r *report) measured(key, metric string) bool {
+	for impl := range r.results[key] {
+		if len(r.values(key, impl, metric)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // ratios are impl's figure over the floor's, repetition by repetition.
 func (r *report) ratios(key, impl, metric string) []float64 {
 	a, f := r.results[key][impl], r.results[key]["floor"]
@@ -273,6 +284,9 @@ func (r *report) markdown() string {
 				continue
 			}
 			for _, m := range s.metrics {
+				if !r.measured(k, m) {
+					continue // a figure this run does not give (latency of a pipelined run)
+				}
 				w("| %s | %s | %s", k, m, spread(r.values(k, "floor", m)))
 				for _, im := range others() {
 					w(" | %s", r.cell(k, im, r.values(k, im, m), false))
