@@ -47,7 +47,7 @@ func forEachEra(t *testing.T, f func(t *testing.T, e era)) {
 // newTestServer returns the everything server.
 func newTestServer(t *testing.T) *server.Server {
 	t.Helper()
-	srv, err := newServer(nil)
+	srv, err := newServer(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ var expectedTools = []string{
 	"test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
 	"test_input_required_result_tampered_state", "test_input_required_result_capabilities",
 	"greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "multi_input",
-	"test_tool_with_task",
+	"test_tool_with_task", "test_streamed_progress",
 }
 
 // listTools returns every tool, page after page.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/store"
 )
 
 // The server's identity.
@@ -40,7 +41,8 @@ const (
 // the triggers add and remove a tool and a prompt, and bump the watched
 // resource.
 type everything struct {
-	srv *server.Server
+	srv    *server.Server
+	shared *sharedFixtures // with a store: the other instances' fixtures (shared.go); nil otherwise
 
 	mu              sync.Mutex // guards the fields below; held while a trigger changes the server
 	dynamicTool     bool       // test_dynamic_tool is registered
@@ -51,7 +53,7 @@ type everything struct {
 // newServer returns a server with every fixture registered. Tools come
 // first, in the order of tools/list, test_simple_text leading (the
 // http-header-validation scenario calls the first listed tool with {}).
-func newServer(logger *slog.Logger) (*server.Server, error) {
+func newServer(logger *slog.Logger, st store.Store) (*server.Server, error) {
 	srv := server.New(mcp.Implementation{
 		Name:        serverName,
 		Title:       "mcpwire everything server",
@@ -61,8 +63,12 @@ func newServer(logger *slog.Logger) (*server.Server, error) {
 		Instructions: "Test fixtures for the MCP conformance suite. Tools, resources and prompts have fixed names and contents.",
 		Logger:       logger,
 		Tasks:        taskOptions(),
+		Store:        st,
 	})
 	e := &everything{srv: srv, watchedRevision: 1}
+	if st != nil {
+		e.shared = shareFixtures(e, st, logger)
+	}
 	// errors.Join evaluates its arguments in order, which keeps the
 	// registration order.
 	if err := errors.Join(
@@ -71,6 +77,7 @@ func newServer(logger *slog.Logger) (*server.Server, error) {
 		e.addStatelessTools(),
 		e.addMRTRTools(),
 		registerTaskFixtures(srv),
+		e.addScaleOutTools(),
 		e.addResources(),
 		e.addPrompts(),
 	); err != nil {

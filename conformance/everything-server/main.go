@@ -8,6 +8,14 @@
 //
 //	everything-server -stdio        serve one session on stdin/stdout
 //	everything-server -http ADDR    serve Streamable HTTP on http://ADDR/mcp (legacy HTTP+SSE on /sse)
+//	everything-server -http ADDR -redis redis://HOST:PORT/DB
+//	                                the same, as one of several instances sharing Redis
+//
+// With -redis, every instance started with the same URL is one server
+// (see package store): a load balancer may send any request to any of
+// them, in both eras. The fixtures' own state (the tool and prompt the
+// triggers add and remove, the watched resource's revision) is shared
+// too, over the store's bus (shared.go).
 //
 // # Design
 //
@@ -57,6 +65,8 @@ import (
 
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/store"
+	"github.com/mcpwire/mcpwire/store/redis"
 	// The server should accept any schema the suite may add: link the
 	// full JSON Schema engine.
 	_ "github.com/mcpwire/mcpwire/server/fullschema"
@@ -86,17 +96,20 @@ func main() {
 type config struct {
 	stdio   bool   // -stdio: serve one session on stdin/stdout
 	http    string // -http ADDR: serve Streamable HTTP on ADDR
+	redis   string // -redis URL: share state with the other instances through Redis
 	verbose bool   // -v: debug diagnostics on stderr
 }
 
 // usage is the text of -h.
-const usage = `usage: everything-server -stdio | -http ADDR [-v]
+const usage = `usage: everything-server -stdio | -http ADDR [-redis URL] [-v]
 
 Serves the fixtures of the MCP conformance suite.
 
-  -stdio      serve one session on stdin and stdout
-  -http ADDR  serve Streamable HTTP on http://ADDR/mcp, e.g. localhost:3000
-  -v          write debug diagnostics to stderr
+  -stdio       serve one session on stdin and stdout
+  -http ADDR   serve Streamable HTTP on http://ADDR/mcp, e.g. localhost:3000
+  -redis URL   share sessions, streams and notifications with the other
+               instances using the same Redis, e.g. redis://localhost:6379/0
+  -v           write debug diagnostics to stderr
 `
 
 // parseFlags parses the command line. It returns flag.ErrHelp for -h.
@@ -106,6 +119,7 @@ func parseFlags(args []string) (config, error) {
 	fs.SetOutput(io.Discard) // errors are reported in one line by run
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve one session on stdin and stdout")
 	fs.StringVar(&cfg.http, "http", "", "serve Streamable HTTP on `ADDR`")
+	fs.StringVar(&cfg.redis, "redis", "", "share state through Redis at `URL`")
 	fs.BoolVar(&cfg.verbose, "v", false, "write debug diagnostics to stderr")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -119,6 +133,8 @@ func parseFlags(args []string) (config, error) {
 		return config{}, errors.New("choose a transport: -stdio or -http ADDR")
 	case cfg.http != "" && strings.TrimSpace(cfg.http) != cfg.http:
 		return config{}, fmt.Errorf("-http %q: the address has surrounding spaces", cfg.http)
+	case cfg.redis != "" && cfg.http == "":
+		return config{}, errors.New("-redis needs -http: only HTTP instances share state")
 	}
 	return cfg, nil
 }
@@ -140,7 +156,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	srv, err := newServer(logger)
+	var st *redis.Store
+	if cfg.redis != "" {
+		if st, err = redis.New(&redis.Options{URL: cfg.redis, Logger: logger}); err != nil {
+			fmt.Fprintf(stderr, "%s: -redis: %v\n", progName, err)
+			return exitUsage
+		}
+		defer st.Close()
+	}
+	var shared store.Store // nil, not a nil *redis.Store
+	if st != nil {
+		shared = st
+	}
+	srv, err := newServer(logger, shared)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", progName, err)
 		return exitError
@@ -178,7 +206,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, addr string, logger *slo
 		return err
 	}
 	h := streamable.NewHandler(srv, &streamable.HandlerOptions{
-		EventStore: streamable.NewMemoryEventStore(nil),
+		EventStore: streamable.NewMemoryEventStore(nil), // with -redis, the shared store's events instead
 		Logger:     logger,
 	})
 	legacy := sse.NewHandler(srv, &sse.HandlerOptions{Logger: logger})

@@ -127,10 +127,26 @@ func streamingElicitation(ctx context.Context, r *server.Request, _ noArgs) (str
 func (e *everything) triggerToolChange(ctx context.Context, r *server.Request, _ noArgs) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.dynamicTool {
+	present := !e.dynamicTool
+	if err := e.setDynamicToolLocked(present); err != nil {
+		return "", err
+	}
+	e.shared.publishLocked() // with -redis: the other instances follow (shared.go)
+	if !present {
+		return "Removed the tool " + dynamicToolName, nil
+	}
+	return "Added the tool " + dynamicToolName, nil
+}
+
+// setDynamicToolLocked adds or removes test_dynamic_tool.
+func (e *everything) setDynamicToolLocked(present bool) error {
+	if present == e.dynamicTool {
+		return nil
+	}
+	if !present {
 		e.srv.RemoveTools(dynamicToolName)
 		e.dynamicTool = false
-		return "Removed the tool " + dynamicToolName, nil
+		return nil
 	}
 	err := server.AddTool(e.srv, &mcp.Tool{
 		Name:        dynamicToolName,
@@ -139,10 +155,10 @@ func (e *everything) triggerToolChange(ctx context.Context, r *server.Request, _
 		return "This tool was added at run time by test_trigger_tool_change.", nil
 	})
 	if err != nil {
-		return "", err
+		return err
 	}
 	e.dynamicTool = true
-	return "Added the tool " + dynamicToolName, nil
+	return nil
 }
 
 // triggerPromptChange is test_trigger_prompt_change: it toggles
@@ -150,10 +166,26 @@ func (e *everything) triggerToolChange(ctx context.Context, r *server.Request, _
 func (e *everything) triggerPromptChange(ctx context.Context, r *server.Request, _ noArgs) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.dynamicPrompt {
+	present := !e.dynamicPrompt
+	if err := e.setDynamicPromptLocked(present); err != nil {
+		return "", err
+	}
+	e.shared.publishLocked()
+	if !present {
+		return "Removed the prompt " + dynamicPromptName, nil
+	}
+	return "Added the prompt " + dynamicPromptName, nil
+}
+
+// setDynamicPromptLocked adds or removes test_dynamic_prompt.
+func (e *everything) setDynamicPromptLocked(present bool) error {
+	if present == e.dynamicPrompt {
+		return nil
+	}
+	if !present {
 		e.srv.RemovePrompts(dynamicPromptName)
 		e.dynamicPrompt = false
-		return "Removed the prompt " + dynamicPromptName, nil
+		return nil
 	}
 	err := e.srv.AddPrompt(&mcp.Prompt{
 		Name:        dynamicPromptName,
@@ -162,10 +194,10 @@ func (e *everything) triggerPromptChange(ctx context.Context, r *server.Request,
 		return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{userText("This prompt was added at run time by test_trigger_prompt_change.")}}, nil
 	}, nil)
 	if err != nil {
-		return "", err
+		return err
 	}
 	e.dynamicPrompt = true
-	return "Added the prompt " + dynamicPromptName, nil
+	return nil
 }
 
 // triggerResourceUpdate is test_trigger_resource_update: it moves the
@@ -175,6 +207,7 @@ func (e *everything) triggerResourceUpdate(ctx context.Context, r *server.Reques
 	e.mu.Lock()
 	e.watchedRevision++
 	rev := e.watchedRevision
+	e.shared.publishLocked()
 	e.mu.Unlock()
 	e.srv.ResourceUpdated(watchedURI)
 	return fmt.Sprintf("%s is now at revision %d", watchedURI, rev), nil

@@ -80,7 +80,7 @@ func (e *events) check(ctx context.Context, session, stream, entry string) error
 		}
 		return wrap(err)
 	}
-	if len(msgs) == 0 || msgs[0].Values["s"] != stream {
+	if len(msgs) == 0 || msgs[0].ID != entry || msgs[0].Values["s"] != stream {
 		return store.ErrEventNotFound
 	}
 	return nil
