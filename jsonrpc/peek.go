@@ -1,6 +1,10 @@
 package jsonrpc
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
+)
 
 // What can still be told of a frame that could not be decoded. When a
 // frame breaks a rule, the strict scanner stops where it broke it: at a
@@ -10,9 +14,10 @@ import "unicode/utf8"
 // fail at once rather than wait for a response that will not come; both
 // need the frame's "id". peek reads it without the strict scanner: it
 // walks the members of the top-level object only, skipping their values
-// by counting brackets (never recursing, so a frame nested 100,000 deep
-// costs one pass and no stack), and stops at the first thing it cannot
-// read, so a frame cut short still yields what came before the cut.
+// with the readers of internal/jsonscan, which count brackets (never
+// recursing, so a frame nested 100,000 deep costs one pass and no stack),
+// and stops at the first thing it cannot read, so a frame cut short still
+// yields what came before the cut.
 
 // peeked is what peek found in a frame.
 type peeked struct {
@@ -26,33 +31,33 @@ type peeked struct {
 func peek(b []byte) peeked {
 	var p peeked
 	var result, haveID bool
-	i := skipSpace(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return p
 	}
 	i++
 	for {
-		i = skipSpace(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) || b[i] != '"' {
 			break
 		}
-		end := skipString(b, i)
+		end, _ := jsonscan.SkipString(b, i)
 		if end < 0 {
 			break
 		}
 		key := string(b[i+1 : end-1])
-		i = skipSpace(b, end)
+		i = jsonscan.SkipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
 			break
 		}
-		i = skipSpace(b, i+1)
+		i = jsonscan.SkipSpace(b, i+1)
 		switch key {
 		case "method":
 			p.method = true
 		case "result", "error":
 			result = true
 		}
-		end = skipValue(b, i)
+		end = skipSuspect(b, i)
 		if end < 0 {
 			break
 		}
@@ -62,7 +67,7 @@ func peek(b []byte) peeked {
 				p.id = id
 			}
 		}
-		i = skipSpace(b, end)
+		i = jsonscan.SkipSpace(b, end)
 		if i >= len(b) || b[i] != ',' {
 			break
 		}
@@ -72,60 +77,16 @@ func peek(b []byte) peeked {
 	return p
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
+// skipSuspect returns the index after the value that starts at b[i], or
+// -1 if it does not end in b. The value is known to be, or suspected of
+// being, invalid: a string, array or object ends where its quote or
+// bracket closes (jsonscan.SkipValue), anything else runs to the next
+// delimiter, and one that runs to the end of b may be cut short.
+func skipSuspect(b []byte, i int) int {
+	if i < len(b) && (b[i] == '"' || b[i] == '{' || b[i] == '[') {
+		return jsonscan.SkipValue(b, i)
 	}
-	return i
-}
-
-// skipString returns the index after the string that starts at b[i] (a
-// quote), or -1 if it does not end in b.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return -1
-}
-
-// skipValue returns the index after the value that starts at b[i], or -1
-// if it does not end in b. It checks brackets only as far as it must to
-// find the end: the value is known to be, or suspected of being, invalid.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				end := skipString(b, i)
-				if end < 0 {
-					return -1
-				}
-				i = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return -1
-	}
-	start := i
-	for i < len(b) {
+	for start := i; i < len(b); i++ {
 		switch b[i] {
 		case ',', '}', ']', ' ', '\t', '\n', '\r':
 			if i == start {
@@ -133,9 +94,8 @@ func skipValue(b []byte, i int) int {
 			}
 			return i
 		}
-		i++
 	}
-	return -1 // a scalar at the very end may be cut short
+	return -1
 }
 
 // tell completes e, the error of frame (or of its start, for a frame too
