@@ -3,6 +3,8 @@ package jsonschema
 import (
 	"bytes"
 	"slices"
+
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
 )
 
 // JSON Schema compares values by meaning, not spelling: 1 equals 1.0,
@@ -23,28 +25,28 @@ import (
 func appendCanonical(buf, d []byte, i int) ([]byte, int) {
 	switch d[i] {
 	case '"':
-		end, escaped := skipString(d, i)
+		end, escaped := jsonscan.SkipString(d, i)
 		return appendCanonicalString(buf, d[i:end], escaped), end
 	case 't', 'f', 'n':
-		end := skipValue(d, i)
+		end := jsonscan.SkipValue(d, i)
 		return append(buf, d[i:end]...), end
 	case '[':
 		buf = append(buf, '[')
-		i = skipWS(d, i+1)
+		i = jsonscan.SkipSpace(d, i+1)
 		for first := true; d[i] != ']'; first = false {
 			if !first {
 				buf = append(buf, ',')
 			}
 			buf, i = appendCanonical(buf, d, i)
-			if i = skipWS(d, i); d[i] == ',' {
-				i = skipWS(d, i+1)
+			if i = jsonscan.SkipSpace(d, i); d[i] == ',' {
+				i = jsonscan.SkipSpace(d, i+1)
 			}
 		}
 		return append(buf, ']'), i + 1
 	case '{':
 		return appendCanonicalObject(buf, d, i)
 	default:
-		end := skipValue(d, i)
+		end := jsonscan.SkipValue(d, i)
 		start := len(buf)
 		dec, buf2 := parseDecimal(d[i:end], buf)
 		// The digits were appended at start; encode after them, then move
@@ -87,19 +89,19 @@ func appendCanonicalObject(buf, d []byte, i int) ([]byte, int) {
 	type member struct{ start, keyEnd, end int }
 	var ms []member
 	start := len(buf)
-	i = skipWS(d, i+1)
+	i = jsonscan.SkipSpace(d, i+1)
 	for d[i] != '}' {
 		m := member{start: len(buf)}
-		end, escaped := skipString(d, i)
+		end, escaped := jsonscan.SkipString(d, i)
 		buf = appendCanonicalString(buf, d[i:end], escaped)
 		m.keyEnd = len(buf)
 		buf = append(buf, ':')
-		i = skipWS(d, skipWS(d, end)+1)
+		i = jsonscan.SkipSpace(d, jsonscan.SkipSpace(d, end)+1)
 		buf, i = appendCanonical(buf, d, i)
 		m.end = len(buf)
 		ms = append(ms, m)
-		if i = skipWS(d, i); d[i] == ',' {
-			i = skipWS(d, i+1)
+		if i = jsonscan.SkipSpace(d, i); d[i] == ',' {
+			i = jsonscan.SkipSpace(d, i+1)
 		}
 	}
 	if len(ms) < 2 {

@@ -3,6 +3,8 @@ package jsonschema
 import (
 	"strconv"
 	"sync"
+
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
 )
 
 // The fast engine validates the instance's bytes in place. A Validate call
@@ -80,17 +82,17 @@ func (s *state) check(n *node, i int) (end int, ok bool) {
 		if !s.collect {
 			return -1, false
 		}
-		return skipValue(s.data, i), false
+		return jsonscan.SkipValue(s.data, i), false
 	}
 	switch n.always {
 	case 1:
-		return skipValue(s.data, i), true
+		return jsonscan.SkipValue(s.data, i), true
 	case -1:
 		if !s.collect {
 			return -1, false
 		}
 		s.add("no value is allowed here", false)
-		return skipValue(s.data, i), false
+		return jsonscan.SkipValue(s.data, i), false
 	}
 	d := s.data
 	valid := true
@@ -103,14 +105,14 @@ func (s *state) check(n *node, i int) (end int, ok bool) {
 	k := kindAt(d, i)
 	var num decimal
 	if k == kindNumber && (n.num != nil || n.types.has(kindInteger)) {
-		end = skipValue(d, i)
+		end = jsonscan.SkipValue(d, i)
 		num, s.numBuf = parseDecimal(d[i:end], s.numBuf[:0])
 	}
 	if n.types != 0 && !n.types.allows(k, k == kindNumber && num.isInteger()) {
 		if !s.collect {
 			return -1, false
 		}
-		end = skipValue(d, i)
+		end = jsonscan.SkipValue(d, i)
 		s.add("expected "+n.types.String()+", got "+describe(d[i:end]), true)
 		return end, false
 	}
@@ -147,7 +149,7 @@ func (s *state) check(n *node, i int) (end int, ok bool) {
 		valid = false
 	}
 	if end < 0 {
-		end = skipValue(d, i)
+		end = jsonscan.SkipValue(d, i)
 	}
 	return end, valid
 }
@@ -170,15 +172,15 @@ func (s *state) object(o *objectRules, start int) (int, bool) {
 		s.seen = append(s.seen, 0)
 	}
 	count := 0
-	i := skipWS(d, start+1)
+	i := jsonscan.SkipSpace(d, start+1)
 	for d[i] != '}' {
-		keyEnd, escaped := skipString(d, i)
+		keyEnd, escaped := jsonscan.SkipString(d, i)
 		key := d[i+1 : keyEnd-1]
 		if escaped {
 			key = appendUnescaped(nil, d[i:keyEnd])
 		}
 		keyAt := i
-		v := skipWS(d, skipWS(d, keyEnd)+1)
+		v := jsonscan.SkipSpace(d, jsonscan.SkipSpace(d, keyEnd)+1)
 		count++
 		if s.collect {
 			s.path = append(s.path, pathSeg{key: string(key), index: -1})
@@ -229,10 +231,10 @@ func (s *state) object(o *objectRules, start int) (int, bool) {
 			valid = false
 		}
 		if end < 0 {
-			end = skipValue(d, v)
+			end = jsonscan.SkipValue(d, v)
 		}
-		if i = skipWS(d, end); d[i] == ',' {
-			i = skipWS(d, i+1)
+		if i = jsonscan.SkipSpace(d, end); d[i] == ',' {
+			i = jsonscan.SkipSpace(d, i+1)
 		}
 	}
 	end := i + 1
@@ -308,7 +310,7 @@ func (s *state) array(a *arrayRules, start int) (int, bool) {
 	valid := true
 	base := len(s.spans)
 	count, contained := 0, 0
-	i := skipWS(d, start+1)
+	i := jsonscan.SkipSpace(d, start+1)
 	for d[i] != ']' {
 		if s.collect {
 			s.path = append(s.path, pathSeg{index: count})
@@ -350,11 +352,11 @@ func (s *state) array(a *arrayRules, start int) (int, bool) {
 			valid = false
 		}
 		if end < 0 {
-			end = skipValue(d, i)
+			end = jsonscan.SkipValue(d, i)
 		}
 		count++
-		if i = skipWS(d, end); d[i] == ',' {
-			i = skipWS(d, i+1)
+		if i = jsonscan.SkipSpace(d, end); d[i] == ',' {
+			i = jsonscan.SkipSpace(d, i+1)
 		}
 	}
 	end := i + 1
@@ -425,7 +427,7 @@ func (s *state) duplicate(offsets []int) (int, int, bool) {
 }
 
 func (s *state) string(r *stringRules, i int) (int, bool) {
-	end, escaped := skipString(s.data, i)
+	end, escaped := jsonscan.SkipString(s.data, i)
 	str := s.data[i:end]
 	valid := true
 	if r.minLen > 0 || r.maxLen >= 0 {
@@ -601,7 +603,7 @@ func (s *state) explainAlternatives(keyword string, alts []*node, i int) {
 		}
 	}
 	s.errs, s.dropped = saved, savedDropped
-	end := skipValue(s.data, i)
+	end := jsonscan.SkipValue(s.data, i)
 	if allType && types != 0 {
 		s.add("expected "+types.String()+" ("+keyword+"), got "+describe(s.data[i:end]), true)
 		return
@@ -632,7 +634,7 @@ func leadingTypes(n *node) typeSet {
 func (s *state) inEnum(e *enumRule, i int) bool {
 	var canon []byte
 	if s.data[i] == '"' {
-		end, escaped := skipString(s.data, i)
+		end, escaped := jsonscan.SkipString(s.data, i)
 		if !escaped {
 			canon = s.data[i:end]
 		}
@@ -669,5 +671,5 @@ func (s *state) enumViolation(e *enumRule, i int) {
 	if len(e.raw) > show {
 		msg += ", … (" + strconv.Itoa(len(e.raw)-show) + " more)"
 	}
-	s.add(msg+"; got "+describe(s.data[i:skipValue(s.data, i)]), false)
+	s.add(msg+"; got "+describe(s.data[i:jsonscan.SkipValue(s.data, i)]), false)
 }

@@ -58,16 +58,6 @@ func checkSyntax(data []byte, maxDepth int) error {
 	return fmt.Errorf("invalid JSON at offset %d: %s", e.Offset, what)
 }
 
-func skipWS(d []byte, i int) int { return jsonscan.SkipSpace(d, i) }
-
-// skipString returns the offset just past the string starting at d[i] == '"'
-// and whether the string is escaped: its value differs from its text (an
-// escape, or invalid UTF-8).
-func skipString(d []byte, i int) (end int, escaped bool) { return jsonscan.SkipString(d, i) }
-
-// skipValue returns the offset just past the value starting at d[i].
-func skipValue(d []byte, i int) int { return jsonscan.SkipValue(d, i) }
-
 // kindAt names the JSON type of the value starting at d[i].
 func kindAt(d []byte, i int) jsonKind {
 	switch d[i] {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
 )
 
 func TestCheckSyntaxAgreesWithEncodingJSON(t *testing.T) {
@@ -110,7 +112,7 @@ func TestCanonical(t *testing.T) {
 		{` [ 1 , { "b" : 2 , "a" : [ ] } ] `, `[1e1,{"a":[],"b":2e1}]`}, {`{}`, `{}`}, {`{"k":null}`, `{"k":null}`},
 		{`"\ud800"`, `"` + string(utf8.RuneError) + `"`},
 	} {
-		got, end := appendCanonical(nil, []byte(tc.in), skipWS([]byte(tc.in), 0))
+		got, end := appendCanonical(nil, []byte(tc.in), jsonscan.SkipSpace([]byte(tc.in), 0))
 		if string(got) != tc.want {
 			t.Errorf("canonical(%s) = %s, want %s", tc.in, got, tc.want)
 		}

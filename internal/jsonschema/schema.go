@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
 )
 
 // Default limits of CompileOptions.
@@ -255,7 +257,7 @@ func (s *Schema) Validate(instance json.RawMessage) error {
 	}
 	st := getState(instance, budget)
 	defer st.release()
-	i := skipWS(instance, 0)
+	i := jsonscan.SkipSpace(instance, 0)
 	if _, ok := st.check(s.fast, i); ok {
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
 )
 
 // A tree is a schema document parsed once at compile time. Every node keeps
@@ -34,7 +36,7 @@ func (t *tree) get(key string) *tree {
 // parseTree builds the tree of the well-formed document d. Duplicate member
 // names are an error: a schema that says two things must not be guessed at.
 func parseTree(d []byte) (*tree, error) {
-	t, _, err := parseTreeAt(d, skipWS(d, 0))
+	t, _, err := parseTreeAt(d, jsonscan.SkipSpace(d, 0))
 	return t, err
 }
 
@@ -43,46 +45,46 @@ func parseTreeAt(d []byte, i int) (*tree, int, error) {
 	start := i
 	switch t.kind {
 	case kindString:
-		end, _ := skipString(d, i)
+		end, _ := jsonscan.SkipString(d, i)
 		t.str = string(appendUnescaped(nil, d[i:end]))
 		i = end
 	case kindObject:
-		i = skipWS(d, i+1)
+		i = jsonscan.SkipSpace(d, i+1)
 		for d[i] != '}' {
-			end, _ := skipString(d, i)
+			end, _ := jsonscan.SkipString(d, i)
 			key := string(appendUnescaped(nil, d[i:end]))
 			for _, k := range t.keys {
 				if k == key {
 					return nil, 0, fmt.Errorf("duplicate member %q at offset %d", key, i)
 				}
 			}
-			i = skipWS(d, skipWS(d, end)+1)
+			i = jsonscan.SkipSpace(d, jsonscan.SkipSpace(d, end)+1)
 			v, end, err := parseTreeAt(d, i)
 			if err != nil {
 				return nil, 0, err
 			}
 			t.keys = append(t.keys, key)
 			t.vals = append(t.vals, v)
-			if i = skipWS(d, end); d[i] == ',' {
-				i = skipWS(d, i+1)
+			if i = jsonscan.SkipSpace(d, end); d[i] == ',' {
+				i = jsonscan.SkipSpace(d, i+1)
 			}
 		}
 		i++
 	case kindArray:
-		i = skipWS(d, i+1)
+		i = jsonscan.SkipSpace(d, i+1)
 		for d[i] != ']' {
 			v, end, err := parseTreeAt(d, i)
 			if err != nil {
 				return nil, 0, err
 			}
 			t.vals = append(t.vals, v)
-			if i = skipWS(d, end); d[i] == ',' {
-				i = skipWS(d, i+1)
+			if i = jsonscan.SkipSpace(d, end); d[i] == ',' {
+				i = jsonscan.SkipSpace(d, i+1)
 			}
 		}
 		i++
 	default:
-		i = skipValue(d, i)
+		i = jsonscan.SkipValue(d, i)
 	}
 	t.raw = d[start:i]
 	return t, i, nil
