@@ -203,8 +203,7 @@ func (d *decoder) method(m []byte) string {
 // parseErrorObject reads a JSON-RPC error object from already validated
 // JSON. It returns nil and a reason when the object is malformed.
 func parseErrorObject(b []byte) (*Error, string) {
-	obj, ok := jsonscan.ObjectAt(b, 0)
-	if !ok {
+	if b[0] != '{' {
 		return nil, `"error" must be an object`
 	}
 	var (
@@ -212,18 +211,18 @@ func parseErrorObject(b []byte) (*Error, string) {
 		hasCode, hasMsg bool
 		bad             string
 	)
-	for key, escaped, v, ok := obj.Next(); ok; key, escaped, v, ok = obj.Next() {
+	jsonscan.EachMember(b, 0, func(key []byte, escaped bool, v []byte) bool {
 		switch {
 		case jsonscan.KeyEqual(key, escaped, "code"):
 			hasCode = true
 			if !jsonscan.IsInteger(v) {
 				bad = `"error.code" must be an integer`
-				continue
+				break
 			}
 			n, ok := jsonscan.ParseInt(v)
 			if !ok {
 				bad = `"error.code" is out of range`
-				continue
+				break
 			}
 			e.Code = Code(n)
 		case jsonscan.KeyEqual(key, escaped, "message"):
@@ -231,7 +230,7 @@ func parseErrorObject(b []byte) (*Error, string) {
 			s, ok := jsonscan.UnquoteStrict(v)
 			if !ok {
 				bad = `"error.message" must be a string`
-				continue
+				break
 			}
 			e.Message = s
 		case jsonscan.KeyEqual(key, escaped, "data"):
@@ -241,7 +240,8 @@ func parseErrorObject(b []byte) (*Error, string) {
 				bad = "unknown member " + quoteForMessage(jsonscan.KeyString(key, escaped)) + ` in "error"`
 			}
 		}
-	}
+		return true
+	})
 	switch {
 	case bad != "":
 		return nil, bad

@@ -29,23 +29,22 @@ func skipSpace(b []byte, i int) int { return jsonscan.SkipSpace(b, i) }
 // returns stop or an error. JSON null for obj is an object without members.
 func eachMember(obj []byte, fn func(key []byte, escaped bool, value []byte) (stop bool, err error)) error {
 	i := skipSpace(obj, 0)
-	o, ok := jsonscan.ObjectAt(obj, i)
-	if !ok {
+	if i >= len(obj) || obj[i] != '{' {
 		if isNull(obj[i:]) {
 			return nil
 		}
 		return errNotObject
 	}
-	for {
-		key, escaped, v, ok := o.Next()
-		if !ok {
-			break
-		}
-		if stop, err := fn(key, escaped, v); err != nil || stop {
-			return err
-		}
+	var ferr error
+	ok := jsonscan.EachMember(obj, i, func(key []byte, escaped bool, v []byte) bool {
+		stop, err := fn(key, escaped, v)
+		ferr = err
+		return err == nil && !stop
+	})
+	if ferr != nil {
+		return ferr
 	}
-	if o.Malformed() {
+	if !ok {
 		return errMalformed
 	}
 	return nil
@@ -125,23 +124,21 @@ func appendQuoted(b []byte, s string) []byte {
 // null for arr is an array without elements.
 func eachElement(arr []byte, fn func(elem []byte) error) error {
 	i := skipSpace(arr, 0)
-	a, ok := jsonscan.ArrayAt(arr, i)
-	if !ok {
+	if i >= len(arr) || arr[i] != '[' {
 		if isNull(arr[i:]) {
 			return nil
 		}
 		return errors.New("mcp: expected a JSON array")
 	}
-	for {
-		elem, ok := a.Next()
-		if !ok {
-			break
-		}
-		if err := fn(elem); err != nil {
-			return err
-		}
+	var ferr error
+	ok := jsonscan.EachElement(arr, i, func(elem []byte) bool {
+		ferr = fn(elem)
+		return ferr == nil
+	})
+	if ferr != nil {
+		return ferr
 	}
-	if a.Malformed() {
+	if !ok {
 		return errMalformed
 	}
 	return nil

@@ -32,6 +32,7 @@ func differential(t *testing.T, data []byte) {
 	if ok && (hasDup != ref.dup || hasDup && strict.KeyString(dup) != ref.dupKey) {
 		t.Fatalf("duplicates in %q: %v %q, encoding/json: %v %q", data, hasDup, strict.KeyString(dup), ref.dup, ref.dupKey)
 	}
+	memberwise(t, data, ok, strict.Err(), hasDup, strict.KeyString(dup))
 	lax := Scanner{Data: data, MaxDepth: 1 << 20}
 	if ok := lax.Document(); ok != ref.valid {
 		t.Fatalf("scan of %q: %v (%v at %d), encoding/json: %v", data, ok, lax.Err().Kind, lax.Err().Offset, ref.valid)
@@ -92,6 +93,54 @@ func differential(t *testing.T, data []byte) {
 	}
 }
 
+// memberwise scans a top-level object member by member, with ObjectStart
+// and ObjectNext as the strict decoder does, and checks that it reaches
+// Document's verdict (the same error at the same offset, the same
+// duplicate) and hands out the members EachMember finds.
+func memberwise(t *testing.T, data []byte, wantOK bool, want Error, wantDup bool, wantKey string) {
+	t.Helper()
+	s := Scanner{Data: data, MaxDepth: 1 << 20, Flags: UTF8 | Duplicates}
+	defer s.Release()
+	s.SkipSpace()
+	if s.Pos >= len(data) || data[s.Pos] != '{' {
+		return
+	}
+	start := s.Pos
+	var members []string
+	it, ok := s.ObjectStart(1)
+	for ok {
+		k, vs, ve, more, mok := s.ObjectNext(&it)
+		if !mok {
+			ok = false
+			break
+		}
+		if !more {
+			break
+		}
+		members = append(members, s.KeyString(k)+"="+string(data[vs:ve]))
+	}
+	if ok {
+		if s.SkipSpace(); s.Pos != len(data) {
+			ok = s.Fail(TrailingData)
+		}
+	}
+	dup, hasDup := s.Duplicate()
+	if ok != wantOK || s.Err() != want || ok && (hasDup != wantDup || s.KeyString(dup) != wantKey) {
+		t.Fatalf("member by member, %q: %v %+v dup %v %q; Document: %v %+v dup %v %q", data, ok, s.Err(), hasDup, s.KeyString(dup), wantOK, want, wantDup, wantKey)
+	}
+	if !ok {
+		return
+	}
+	var read []string
+	EachMember(data, start, func(key []byte, escaped bool, value []byte) bool {
+		read = append(read, KeyString(key, escaped)+"="+string(value))
+		return true
+	})
+	if strings.Join(members, "\n") != strings.Join(read, "\n") {
+		t.Fatalf("members of %q: ObjectNext %q, EachMember %q", data, members, read)
+	}
+}
+
 // readValue decodes the value at data[i] with the readers.
 func readValue(t *testing.T, data []byte, i int) (any, int) {
 	t.Helper()
@@ -102,9 +151,8 @@ func readValue(t *testing.T, data []byte, i int) (any, int) {
 	raw := data[i:end]
 	switch data[i] {
 	case '{':
-		obj, _ := ObjectAt(data, i)
 		m := map[string]any{}
-		for key, escaped, value, ok := obj.Next(); ok; key, escaped, value, ok = obj.Next() {
+		ok := EachMember(data, i, func(key []byte, escaped bool, value []byte) bool {
 			v, vend := readValue(t, data, offsetIn(data, value))
 			if vend != offsetIn(data, value)+len(value) {
 				t.Fatalf("member %q of %q: value %q ends at %d", key, data, value, vend)
@@ -117,20 +165,21 @@ func readValue(t *testing.T, data []byte, i int) (any, int) {
 				t.Fatalf("Member(%q, %q) = %q, want %q", raw, k, Member(raw, k), value)
 			}
 			m[k] = v
-		}
-		if obj.Malformed() || obj.End() != end {
-			t.Fatalf("Object over %q: malformed %v, end %d, want %d", raw, obj.Malformed(), obj.End(), end)
+			return true
+		})
+		if !ok {
+			t.Fatalf("EachMember over %q: malformed", raw)
 		}
 		return m, end
 	case '[':
-		arr, _ := ArrayAt(data, i)
 		l := []any{}
-		for elem, ok := arr.Next(); ok; elem, ok = arr.Next() {
+		ok := EachElement(data, i, func(elem []byte) bool {
 			v, _ := readValue(t, data, offsetIn(data, elem))
 			l = append(l, v)
-		}
-		if arr.Malformed() || arr.End() != end {
-			t.Fatalf("Array over %q: malformed %v, end %d, want %d", raw, arr.Malformed(), arr.End(), end)
+			return true
+		})
+		if !ok {
+			t.Fatalf("EachElement over %q: malformed", raw)
 		}
 		return l, end
 	case '"':
@@ -198,20 +247,18 @@ func readersTerminate(t *testing.T, data []byte) {
 			t.Fatalf("SkipString(%q, %d) = %d", data, i, e)
 		}
 		steps := 0
-		if obj, ok := ObjectAt(data, i); ok {
-			for _, _, _, ok := obj.Next(); ok; _, _, _, ok = obj.Next() {
-				if steps++; steps > len(data) {
-					t.Fatalf("Object over %q loops", data[i:])
-				}
+		EachMember(data, i, func([]byte, bool, []byte) bool {
+			if steps++; steps > len(data) {
+				t.Fatalf("EachMember over %q loops", data[i:])
 			}
-		}
-		if arr, ok := ArrayAt(data, i); ok {
-			for _, ok := arr.Next(); ok; _, ok = arr.Next() {
-				if steps++; steps > 2*len(data) {
-					t.Fatalf("Array over %q loops", data[i:])
-				}
+			return true
+		})
+		EachElement(data, i, func([]byte) bool {
+			if steps++; steps > 2*len(data) {
+				t.Fatalf("EachElement over %q loops", data[i:])
 			}
-		}
+			return true
+		})
 	}
 	Member(data, "a")
 	Unquote(data)

@@ -16,8 +16,8 @@
 // that a decoder can pick members out while validating. Errors are a
 // [Kind] and an offset; callers word them.
 //
-// The readers — [SkipSpace], [SkipString], [SkipValue], [Object],
-// [Array], [Member] — walk text that has been validated already (by a
+// The readers — [SkipSpace], [SkipString], [SkipValue], [EachMember],
+// [EachElement], [Member] — walk text that has been validated already (by a
 // Scanner or by encoding/json, which validates before it calls an
 // UnmarshalJSON method). On such text they find exactly the end of each
 // value; on anything else they never panic or loop, and report the text

@@ -1,6 +1,9 @@
 package jsonscan
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // seeds are the starting corpus of FuzzScanner: each edge case on which
 // the scanners that this package replaced disagreed, and the shapes of
@@ -15,6 +18,10 @@ var seeds = []string{
 	`0`, `-0`, `-`, `01`, `1.`, `.5`, `1e`, `1e+`, `1.5e-3`, `9223372036854775807`, `9223372036854775808`, `-9223372036854775808`, `-9223372036854775809`, `1E400`,
 	`tru`, `nul`, `truex`, `[1,]`, `[,1]`, `{"a"}`, `{"a":1,}`, `{"a":1 "b":2}`, `{"a":tru}`, `{"a":1"b":2}`, `[}`, `{]`, `[1]]`, `1 2`, `"\`, `"\x"`, `"\u12"`, "\"a\tb\"",
 	"\xef\xbb\xbf{}", ` { "a" : [ 1 , { } ] } `, `[[[[[[[[[[]]]]]]]]]]`, ``, ` `,
+	// Strings whose escapes straddle the length at which skipping stops
+	// looking byte by byte and starts searching for quotes.
+	`["` + strings.Repeat("a", 30) + `\"x\\\"y"]`, `["` + strings.Repeat("a", 31) + `\"x"]`, `{"k":"` + strings.Repeat(`\\`, 20) + `"}`,
+	`["` + strings.Repeat("a", 40) + `\\\\\"` + strings.Repeat("b", 40) + `\\"]`, `"` + strings.Repeat("a", 31) + `\`,
 }
 
 // FuzzScanner holds every claim of the package to encoding/json's

@@ -29,7 +29,16 @@ func SkipSpace(b []byte, i int) int {
 // byte (an escape, or invalid UTF-8). end is -1 if the string does not
 // end.
 func SkipString(b []byte, i int) (end int, escaped bool) {
+	ascii := true // eight bytes at a time until the text turns out not to be ASCII
 	for i++; i < len(b); {
+		if ascii && i+8 <= len(b) {
+			m := quoteOrBackslash(word(b, i)) | word(b, i)&highBits
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += firstMarked(m)
+		}
 		c := b[i]
 		switch {
 		case plain[c]:
@@ -42,6 +51,7 @@ func SkipString(b []byte, i int) (end int, escaped bool) {
 		case c < utf8.RuneSelf || escaped:
 			i++
 		default:
+			ascii = false
 			r, size := utf8.DecodeRune(b[i:])
 			escaped = r == utf8.RuneError && size == 1
 			i += size
@@ -53,27 +63,55 @@ func SkipString(b []byte, i int) (end int, escaped bool) {
 // skipString returns the offset just past the string literal at b[i], or
 // -1.
 func skipString(b []byte, i int) int {
-	start := i
-	for i++; ; i++ {
-		q := bytes.IndexByte(b[i:], '"')
+	j := i + 1
+	// Eight bytes at a time while the string is short; a long one is
+	// searched for quotes instead.
+	for n := 0; j+8 <= len(b); n++ {
+		if n == 8 {
+			return skipLongString(b, i, j)
+		}
+		m := quoteOrBackslash(word(b, j))
+		if m == 0 {
+			j += 8
+			continue
+		}
+		j += firstMarked(m)
+		if b[j] == '"' {
+			return j + 1
+		}
+		j += 2
+	}
+	for ; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			return j + 1
+		case '\\':
+			j++
+		}
+	}
+	return -1
+}
+
+// skipLongString goes on from b[j] with the string that starts at b[i]: a
+// quote ends it unless an odd run of backslashes escapes it.
+func skipLongString(b []byte, i, j int) int {
+	for j < len(b) {
+		q := bytes.IndexByte(b[j:], '"')
 		if q < 0 {
 			return -1
 		}
-		i += q
-		// The quote ends the string unless an odd run of backslashes
-		// escapes it.
+		j += q
 		n := 0
-		for j := i - 1; j > start && b[j] == '\\'; j-- {
+		for k := j - 1; k > i && b[k] == '\\'; k-- {
 			n++
 		}
 		if n%2 == 0 {
-			return i + 1
+			return j + 1
 		}
+		j++
 	}
+	return -1
 }
-
-// structural marks the bytes that matter when skipping an array or object.
-var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // numeric marks the bytes a number is made of.
 var numeric = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true,
@@ -91,21 +129,19 @@ func SkipValue(b []byte, i int) int {
 		return skipString(b, i)
 	case '{', '[':
 		depth := 0
-		for i < len(b) {
+		for ; i < len(b); i++ {
 			switch b[i] {
 			case '"':
 				if i = skipString(b, i); i < 0 {
 					return -1
 				}
-				continue
+				i--
 			case '{', '[':
 				depth++
 			case '}', ']':
 				if depth--; depth == 0 {
 					return i + 1
 				}
-			}
-			for i++; i < len(b) && !structural[b[i]]; i++ {
 			}
 		}
 		return -1
@@ -132,172 +168,98 @@ func skipLiteral(b []byte, i int, lit string) int {
 	return i + len(lit)
 }
 
-// An Object walks the members of a validated JSON object in place.
-//
-//	obj, ok := jsonscan.ObjectAt(data, jsonscan.SkipSpace(data, 0))
-//	for key, escaped, value, ok := obj.Next(); ok; key, escaped, value, ok = obj.Next() {
-//		...
-//	}
-//	if obj.Malformed() { ... }
-type Object struct {
-	b     []byte
-	i     int
-	state uint8
-}
-
-const (
-	objFirst uint8 = iota // before the first member
-	objAfter              // after a member's value
-	objEnd                // past the closing brace
-	objBad                // malformed
-)
-
-// ObjectAt returns an Object walking the object at b[i], or false if b[i]
-// is not '{'.
-func ObjectAt(b []byte, i int) (Object, bool) {
+// EachMember calls fn with the key (the contents between its quotes,
+// escaped as for KeyString) and the value of each member of the object
+// that starts at b[i], in order, until fn returns false. It reports false
+// if there is no object at b[i] or it turns out malformed before fn
+// stopped, and true otherwise.
+func EachMember(b []byte, i int, fn func(key []byte, escaped bool, value []byte) bool) bool {
 	if i < 0 || i >= len(b) || b[i] != '{' {
-		return Object{}, false
+		return false
 	}
-	o := Object{b: b, i: SkipSpace(b, i+1)}
-	if o.i < len(b) && b[o.i] == '}' {
-		o.i++
-		o.state = objEnd
+	i = SkipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return true
 	}
-	return o, true
-}
-
-// Next returns the next member: its key (the contents between the
-// quotes, escaped as for KeyString) and its value. ok is false after the
-// last member, or when the object turns out malformed.
-func (o *Object) Next() (key []byte, escaped bool, value []byte, ok bool) {
-	b, i := o.b, o.i
-	switch o.state {
-	case objAfter:
-		i = SkipSpace(b, i)
-		if i >= len(b) {
-			break
-		}
-		if b[i] == '}' {
-			o.i, o.state = i+1, objEnd
-			return nil, false, nil, false
-		}
-		if b[i] != ',' {
-			break
-		}
-		i = SkipSpace(b, i+1)
-		fallthrough
-	case objFirst:
+	for {
 		if i >= len(b) || b[i] != '"' {
-			break
+			return false
 		}
-		end, esc := SkipString(b, i)
+		end, escaped := SkipString(b, i)
 		if end < 0 {
-			break
+			return false
 		}
-		key, escaped = b[i+1:end-1], esc
+		key := b[i+1 : end-1]
 		if i = SkipSpace(b, end); i >= len(b) || b[i] != ':' {
-			break
+			return false
 		}
 		i = SkipSpace(b, i+1)
 		vend := SkipValue(b, i)
 		if vend < 0 {
-			break
+			return false
 		}
-		o.i, o.state = vend, objAfter
-		return key, escaped, b[i:vend], true
-	default:
-		return nil, false, nil, false
+		if !fn(key, escaped, b[i:vend]) {
+			return true
+		}
+		if i = SkipSpace(b, vend); i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i = SkipSpace(b, i+1)
+		case '}':
+			return true
+		default:
+			return false
+		}
 	}
-	o.i, o.state = i, objBad
-	return nil, false, nil, false
 }
-
-// Malformed reports whether Next stopped because the object is not
-// well-formed.
-func (o *Object) Malformed() bool { return o.state == objBad }
-
-// End returns the offset just past the object, once Next has returned its
-// last member.
-func (o *Object) End() int { return o.i }
 
 // Member returns the value of the first member named name of the object
 // obj (with optional whitespace around it), or nil when obj is not an
 // object, has no such member, or is malformed before it.
 func Member(obj []byte, name string) []byte {
-	o, ok := ObjectAt(obj, SkipSpace(obj, 0))
-	if !ok {
-		return nil
+	var found []byte
+	EachMember(obj, SkipSpace(obj, 0), func(key []byte, escaped bool, value []byte) bool {
+		if KeyEqual(key, escaped, name) {
+			found = value
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// EachElement calls fn with each element of the array that starts at
+// b[i], in order, until fn returns false. It reports false if there is no
+// array at b[i] or it turns out malformed before fn stopped, and true
+// otherwise.
+func EachElement(b []byte, i int, fn func(elem []byte) bool) bool {
+	if i < 0 || i >= len(b) || b[i] != '[' {
+		return false
+	}
+	i = SkipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return true
 	}
 	for {
-		key, escaped, value, ok := o.Next()
-		if !ok {
-			return nil
-		}
-		if KeyEqual(key, escaped, name) {
-			return value
-		}
-	}
-}
-
-// An Array walks the elements of a validated JSON array in place, as an
-// Object walks members.
-type Array struct {
-	b     []byte
-	i     int
-	state uint8
-}
-
-// ArrayAt returns an Array walking the array at b[i], or false if b[i] is
-// not '['.
-func ArrayAt(b []byte, i int) (Array, bool) {
-	if i < 0 || i >= len(b) || b[i] != '[' {
-		return Array{}, false
-	}
-	a := Array{b: b, i: SkipSpace(b, i+1)}
-	if a.i < len(b) && b[a.i] == ']' {
-		a.i++
-		a.state = objEnd
-	}
-	return a, true
-}
-
-// Next returns the next element; ok is false after the last one, or when
-// the array turns out malformed.
-func (a *Array) Next() (elem []byte, ok bool) {
-	b, i := a.b, a.i
-	switch a.state {
-	case objAfter:
-		i = SkipSpace(b, i)
-		if i >= len(b) {
-			break
-		}
-		if b[i] == ']' {
-			a.i, a.state = i+1, objEnd
-			return nil, false
-		}
-		if b[i] != ',' {
-			break
-		}
-		i = SkipSpace(b, i+1)
-		fallthrough
-	case objFirst:
 		end := SkipValue(b, i)
 		if end < 0 {
-			break
+			return false
 		}
-		a.i, a.state = end, objAfter
-		return b[i:end], true
-	default:
-		return nil, false
+		if !fn(b[i:end]) {
+			return true
+		}
+		if i = SkipSpace(b, end); i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i = SkipSpace(b, i+1)
+		case ']':
+			return true
+		default:
+			return false
+		}
 	}
-	a.i, a.state = i, objBad
-	return nil, false
 }
-
-// Malformed reports whether Next stopped because the array is not
-// well-formed.
-func (a *Array) Malformed() bool { return a.state == objBad }
-
-// End returns the offset just past the array, once Next has returned its
-// last element.
-func (a *Array) End() int { return a.i }

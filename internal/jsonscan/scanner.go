@@ -22,24 +22,24 @@ type Kind uint8
 
 // The kinds of error. Their String texts are those of the strict decoder.
 const (
-	NoError            Kind = iota
-	UnexpectedEOF           // a value is missing at the end of the text
-	UnexpectedChar          // a value cannot start with the byte at Offset
-	BadLiteral              // true, false or null misspelled
-	BadNumber               // a number breaks the grammar at Offset
-	UnterminatedString      // no closing quote (or a backslash at the end)
-	BadEscape               // an escape other than \" \\ \/ \b \f \n \r \t \uXXXX
-	BadUnicodeEscape        // \u not followed by four hex digits
-	ControlChar             // an unescaped byte below 0x20 in a string
-	InvalidUTF8             // invalid UTF-8 in a string (with the UTF8 flag)
-	UnterminatedArray       // the text ends inside an array
-	ArraySeparator          // neither ',' nor ']' after an element
-	ExpectedKey             // an object member does not start with a string
-	ExpectedColon           // no ':' after an object key
-	UnterminatedObject      // the text ends inside an object
-	ObjectSeparator         // neither ',' nor '}' after a member
-	TrailingData            // more than one value (see Scanner.Document)
-	TooDeep                 // nesting deeper than Scanner.MaxDepth
+	NoError            Kind = iota // the text is valid so far
+	UnexpectedEOF                  // a value is missing at the end of the text
+	UnexpectedChar                 // a value cannot start with the byte at Offset
+	BadLiteral                     // true, false or null misspelled
+	BadNumber                      // a number breaks the grammar at Offset
+	UnterminatedString             // no closing quote (or a backslash at the end)
+	BadEscape                      // an escape other than \" \\ \/ \b \f \n \r \t \uXXXX
+	BadUnicodeEscape               // \u not followed by four hex digits
+	ControlChar                    // an unescaped byte below 0x20 in a string
+	InvalidUTF8                    // invalid UTF-8 in a string (with the UTF8 flag)
+	UnterminatedArray              // the text ends inside an array
+	ArraySeparator                 // neither ',' nor ']' after an element
+	ExpectedKey                    // an object member does not start with a string
+	ExpectedColon                  // no ':' after an object key
+	UnterminatedObject             // the text ends inside an object
+	ObjectSeparator                // neither ',' nor '}' after a member
+	TrailingData                   // more than one value (see Scanner.Document)
+	TooDeep                        // nesting deeper than Scanner.MaxDepth
 )
 
 var kindText = [...]string{
@@ -250,7 +250,15 @@ func (s *Scanner) String() (Key, bool) {
 	b := s.Data
 	i := s.Pos + 1
 	k := Key{Start: i}
+	ascii := true // eight bytes at a time until the text turns out not to be ASCII
 	for {
+		for ascii && i+8 <= len(b) {
+			if m := notPlain(word(b, i)); m != 0 {
+				i += firstMarked(m)
+				break
+			}
+			i += 8
+		}
 		for i < len(b) && plain[b[i]] {
 			i++
 		}
@@ -286,6 +294,7 @@ func (s *Scanner) String() (Key, bool) {
 			s.Pos = i
 			return k, s.Fail(ControlChar)
 		default:
+			ascii = false
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {
 				if s.Flags&UTF8 != 0 {

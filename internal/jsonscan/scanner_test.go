@@ -123,48 +123,43 @@ func TestScannerAllocations(t *testing.T) {
 	}
 }
 
-func TestObjectWalk(t *testing.T) {
+func TestEachMember(t *testing.T) {
 	in := []byte(` { "a" : 1 , "b\"c" : {"x":[1,"}"]} ,"":null, "d":"\u00e9" } `)
-	o, ok := ObjectAt(in, SkipSpace(in, 0))
-	if !ok {
-		t.Fatal("not an object")
-	}
 	var got []string
-	for key, escaped, value, ok := o.Next(); ok; key, escaped, value, ok = o.Next() {
+	ok := EachMember(in, SkipSpace(in, 0), func(key []byte, escaped bool, value []byte) bool {
 		got = append(got, KeyString(key, escaped)+"="+string(value))
-	}
+		return true
+	})
 	want := `a=1|b"c={"x":[1,"}"]}|=null|d="\u00e9"`
-	if strings.Join(got, "|") != want || o.Malformed() || o.End() != len(in)-1 {
-		t.Errorf("members %q, malformed %v, end %d", got, o.Malformed(), o.End())
+	if strings.Join(got, "|") != want || !ok {
+		t.Errorf("members %q, ok %v", got, ok)
 	}
-	for _, bad := range []string{`{"a":1,}`, `{"a" 1}`, `{"a":1 "b":2}`, `{"a":tru}`, `{"a":1"b":2}`, `{"a":[1}`, `{"a":1`, `{1:2}`} {
-		o, _ := ObjectAt([]byte(bad), 0)
-		for _, _, _, ok := o.Next(); ok; _, _, _, ok = o.Next() {
-		}
-		if !o.Malformed() {
+	n := 0
+	if !EachMember([]byte(`{"a":1,"b":2}`), 0, func([]byte, bool, []byte) bool { n++; return false }) || n != 1 {
+		t.Errorf("EachMember went on after fn returned false, or failed: %d calls", n)
+	}
+	for _, bad := range []string{`{"a":1,}`, `{"a" 1}`, `{"a":1 "b":2}`, `{"a":tru}`, `{"a":1"b":2}`, `{"a":[1}`, `{"a":1`, `{1:2}`, `[1]`, ``} {
+		if EachMember([]byte(bad), 0, func([]byte, bool, []byte) bool { return true }) {
 			t.Errorf("%s: not malformed", bad)
 		}
 	}
-	if Member([]byte(`{"a":{"b":2},"b":3}`), "b") == nil || string(Member([]byte(`{"a":{"b":2},"b":3}`), "b")) != "3" {
-		t.Error("Member found a nested key")
+	if got := string(Member([]byte(`{"a":{"b":2},"b":3}`), "b")); got != "3" {
+		t.Errorf("Member found %q", got)
 	}
 }
 
-func TestArrayWalk(t *testing.T) {
+func TestEachElement(t *testing.T) {
 	in := []byte(`[ 1 , "]" , [2,[3]] , {"a":[]} ]`)
-	a, _ := ArrayAt(in, 0)
 	var got []string
-	for elem, ok := a.Next(); ok; elem, ok = a.Next() {
+	ok := EachElement(in, 0, func(elem []byte) bool {
 		got = append(got, string(elem))
+		return true
+	})
+	if strings.Join(got, "|") != `1|"]"|[2,[3]]|{"a":[]}` || !ok {
+		t.Errorf("elements %q, ok %v", got, ok)
 	}
-	if strings.Join(got, "|") != `1|"]"|[2,[3]]|{"a":[]}` || a.Malformed() || a.End() != len(in) {
-		t.Errorf("elements %q, malformed %v, end %d", got, a.Malformed(), a.End())
-	}
-	for _, bad := range []string{`[1,]`, `[,1]`, `[1 2]`, `[1`, `[x]`} {
-		a, _ := ArrayAt([]byte(bad), 0)
-		for _, ok := a.Next(); ok; _, ok = a.Next() {
-		}
-		if !a.Malformed() {
+	for _, bad := range []string{`[1,]`, `[,1]`, `[1 2]`, `[1`, `[x]`, `{}`} {
+		if EachElement([]byte(bad), 0, func([]byte) bool { return true }) {
 			t.Errorf("%s: not malformed", bad)
 		}
 	}

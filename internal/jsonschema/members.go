@@ -10,14 +10,5 @@ import "github.com/mcpwire/mcpwire/internal/jsonscan"
 // is not an object or turns out malformed, and true otherwise, even when
 // fn stopped early.
 func EachMember(obj []byte, fn func(key []byte, escaped bool, value []byte) bool) bool {
-	o, ok := jsonscan.ObjectAt(obj, jsonscan.SkipSpace(obj, 0))
-	if !ok {
-		return false
-	}
-	for key, escaped, value, ok := o.Next(); ok; key, escaped, value, ok = o.Next() {
-		if !fn(key, escaped, value) {
-			return true
-		}
-	}
-	return !o.Malformed()
+	return jsonscan.EachMember(obj, jsonscan.SkipSpace(obj, 0), fn)
 }
