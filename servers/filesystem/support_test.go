@@ -97,9 +97,13 @@ func startServe(t testing.TB, dirs []string, http bool, version mcp.Version, cop
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// One reader for the pipe: the first line is the address, the
+		// rest is drained until the process ends.
+		br := bufio.NewReader(stderr)
+		line, err := br.ReadString('\n')
 		exited := make(chan error, 1)
 		go func() {
-			io.Copy(io.Discard, stderr) // what follows the first line
+			io.Copy(io.Discard, br) // what follows the first line
 			exited <- cmd.Wait()
 		}()
 		t.Cleanup(func() {
@@ -115,7 +119,6 @@ func startServe(t testing.TB, dirs []string, http bool, version mcp.Version, cop
 				<-exited
 			}
 		})
-		line, err := bufio.NewReader(stderr).ReadString('\n')
 		m := servingLine.FindStringSubmatch(line)
 		if m == nil {
 			t.Fatalf("mcpwire serve --http wrote %q (%v), not its address", line, err)
