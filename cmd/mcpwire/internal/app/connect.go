@@ -235,8 +235,10 @@ func (a *App) WithSession(ctx context.Context, f func(ctx context.Context, s *cl
 // the connection only. Its errors have exit code 4.
 //
 // The end function closes the session, frees the link, and reports a
-// server that ended on its own, as WithSession words it; it is safe to
-// call more than once.
+// server that ended on its own, as WithSession words it: one that exited
+// before end was called, or whose session had ended by then and that
+// then failed (the session ends when the server's output does, which
+// may come a moment before its exit); it is safe to call more than once.
 func (a *App) OpenSession(ctx context.Context, t *Target) (*client.Session, func() error, error) {
 	return a.OpenSessionWith(ctx, t, nil, a.Logger())
 }
@@ -256,9 +258,15 @@ func (a *App) OpenSessionWith(ctx context.Context, t *Target, o *client.Options,
 	var endErr error
 	return sess, func() error {
 		once.Do(func() {
+			ended := false
+			select {
+			case <-sess.Done():
+				ended = true // the server's doing: mcpwire had not closed it
+			default:
+			}
 			sess.Close()
 			l.done()
-			if g := l.gone(); g != nil && g.early {
+			if g := l.gone(); g != nil && (g.early || ended) {
 				endErr = Failure(g)
 			}
 		})

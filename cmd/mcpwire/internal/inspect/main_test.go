@@ -34,9 +34,12 @@ const envTestServer = "MCPWIRE_INSPECT_TESTSERVER"
 var screenshots = flag.String("screenshots", "", "write the screenshots of the main views (PNG) into this directory, such as ../../../../docs")
 
 func TestMain(m *testing.M) {
-	if os.Getenv(envTestServer) == "1" {
-		clitest.ServerMain() // the test binary is the server of TestServerEnds
+	switch os.Getenv(envTestServer) { // the test binary is the server of TestServerEnds
+	case "1":
+		clitest.ServerMain()
 		os.Exit(0)
+	case "slow-exit":
+		slowExitServer()
 	}
 	flag.Parse()
 	code := m.Run()
