@@ -30,5 +30,6 @@
 // mcpwire bridge --url URL is the reverse (reverse.go): the client
 // transport of package streamable, with the token mcpwire login stored,
 // carries what a stdio client writes on mcpwire's stdin to the server,
-// and the server's messages back to stdout.
+// and the server's messages back to stdout; a legacy session that the
+// server forgets is opened again as the client had it (reinit.go).
 package bridge

@@ -60,6 +60,8 @@ hosts that start servers as commands. Every message passes as it is,
 in either era; the token that mcpwire login stored for the server is
 sent, and renewed. When the server needs a login, the calls fail with
 the mcpwire login command line to run, which is also written on stderr.
+When the server forgets the session (it restarted), the bridge opens a
+new one as the client had it, and sends the failed calls again.
 
 Interrupt the bridge (Ctrl-C) to stop it: it takes no new work, lets the
 calls in progress finish for --drain-timeout, then stops the processes.`

@@ -46,11 +46,14 @@ func runReverse(ctx context.Context, a *app.App) error {
 // own stdin and stdout) and an HTTP server (up: the client transport of
 // package streamable, which follows the era of each message, keeps the
 // legacy session, resumes streams and falls back to HTTP+SSE by itself).
-// Messages pass as they are, with two exceptions: an error that the HTTP
-// transport made (the server could not be reached, refused the request,
-// wants a login) gets the words of mcpwire's other verbs, and the tool
-// schemas of tools/list results are kept, so that modern tool calls carry
-// the Mcp-Param-* headers their schemas ask for.
+// Messages pass as they are, with three exceptions: an error that the
+// HTTP transport made (the server could not be reached, refused the
+// request, wants a login) gets the words of mcpwire's other verbs; the
+// tool schemas of tools/list results are kept, so that modern tool calls
+// carry the Mcp-Param-* headers their schemas ask for; and a legacy
+// session that the server forgot (it restarted, or expired the session:
+// HTTP 404) is opened again (reinit.go), since a stdio client never
+// initializes twice.
 type reverse struct {
 	up      transport.Conn
 	down    transport.Conn
@@ -59,10 +62,12 @@ type reverse struct {
 	stderr  io.Writer
 
 	wmu     sync.Mutex // serializes writes to down
+	upMu    sync.Mutex // serializes writes to up
 	mu      sync.Mutex
 	lists   map[jsonrpc.ID]struct{} // tools/list calls in flight
 	told    bool                    // an explanation was written on stderr
 	schemas toolSchemas
+	again   upSession // what it takes to open the session again
 }
 
 // maxLists bounds the tools/list calls watched at once.
@@ -134,7 +139,8 @@ func (r *reverse) forward(ctx context.Context, m jsonrpc.Message) {
 		}
 		r.mu.Unlock()
 	}
-	err := r.up.Write(ctx, m)
+	r.again.note(m)
+	err := r.send(ctx, m)
 	if err == nil {
 		return
 	}
@@ -167,6 +173,9 @@ func (r *reverse) fromServer(ctx context.Context) error {
 			return err
 		}
 		if resp, ok := m.(*jsonrpc.Response); ok {
+			if r.reopen(ctx, resp) {
+				continue // the bridge's own, or to be sent again in a new session
+			}
 			m = r.fromServerResponse(resp)
 		}
 		r.toClient(m)
@@ -208,6 +217,13 @@ func (r *reverse) words(err error) string {
 		fmt.Fprintf(r.stderr, "mcpwire: %s\n", msg)
 	}
 	return msg
+}
+
+// send writes a message to the server.
+func (r *reverse) send(ctx context.Context, m jsonrpc.Message) error {
+	r.upMu.Lock()
+	defer r.upMu.Unlock()
+	return r.up.Write(ctx, m)
 }
 
 // toClient writes a message to the stdio client.

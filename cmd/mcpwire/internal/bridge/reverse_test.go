@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwire/mcpwire/auth"
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -79,8 +80,9 @@ func (r *reverseRun) Connect(context.Context) (transport.Conn, error) {
 	return transport.NewLineConn(r.stdoutR, r.stdinW, r.stdinW, nil), nil
 }
 
-// startHTTPEverything runs the everything-server over Streamable HTTP.
-func startHTTPEverything(t *testing.T) string {
+// startHTTPEverything runs the everything-server over Streamable HTTP;
+// restart stops it and starts another on the same address.
+func startHTTPEverything(t *testing.T) (url string, restart func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -88,21 +90,26 @@ func startHTTPEverything(t *testing.T) string {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(everythingServer(t), "-http", addr)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	eventually(t, "listening: "+stderr.String(), func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
+	var cmd *exec.Cmd
+	start := func() {
+		cmd = exec.Command(everythingServer(t), "-http", addr)
+		var stderr syncBuffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-		return err == nil
-	})
-	return "http://" + addr + "/mcp"
+		eventually(t, "listening: "+stderr.String(), func() bool {
+			c, err := net.Dial("tcp", addr)
+			if err == nil {
+				c.Close()
+			}
+			return err == nil
+		})
+	}
+	stop := func() { cmd.Process.Kill(); cmd.Wait() }
+	start()
+	t.Cleanup(func() { stop() })
+	return "http://" + addr + "/mcp", func() { stop(); start() }
 }
 
 // TestReverseBridge offers the everything-server, over Streamable HTTP,
@@ -112,7 +119,7 @@ func startHTTPEverything(t *testing.T) string {
 // travels in an Mcp-Param-* header, which the bridge writes from the
 // schema of the tools/list result it saw pass.
 func TestReverseBridge(t *testing.T) {
-	url := startHTTPEverything(t)
+	url, _ := startHTTPEverything(t)
 	for _, version := range []mcp.Version{mcp.Version20260728, mcp.Version20251125} {
 		t.Run(string(version), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), deadline)
@@ -193,5 +200,68 @@ func TestReverseBridgeStoredLogin(t *testing.T) {
 		if got := call(t, ctx, s, "echo", textArgs{Text: "logged in"}); got != "logged in" {
 			t.Errorf("%s: echo: %q", version, got)
 		}
+	}
+}
+
+// TestReverseBridgeReopensForgottenSession: a stdio client initializes
+// once; when the HTTP server forgets its session (here it restarts), the
+// bridge opens a new one as the client had it (its log level restored)
+// and sends the failed call again, so that the client sees nothing. The
+// client here is raw JSON-RPC, which does not initialize again by itself
+// (mcpwire's client would).
+func TestReverseBridgeReopensForgottenSession(t *testing.T) {
+	url, restart := startHTTPEverything(t)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	conn, _ := runReverseBridge(t, url, nil).Connect(ctx)
+	defer conn.Close()
+	send := func(m string) {
+		t.Helper()
+		msg, err := jsonrpc.Decode([]byte(m), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Write(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// await reads until the response to id, and returns it with the
+	// number of log messages before it.
+	await := func(id int64) (*jsonrpc.Response, int) {
+		t.Helper()
+		logs := 0
+		for {
+			m, err := conn.Read(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch m := m.(type) {
+			case *jsonrpc.Request:
+				if m.Method == mcp.NotificationLoggingMessage {
+					logs++
+				}
+			case *jsonrpc.Response:
+				if m.ID == jsonrpc.Int64ID(id) {
+					return m, logs
+				}
+				t.Fatalf("a response to %s, want %d", m.ID, id)
+			}
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if resp, _ := await(1); resp.Error != nil {
+		t.Fatal(resp.Error)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}`)
+	await(2)
+	restart()
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_tool_with_logging","arguments":{}}}`)
+	resp, logs := await(3)
+	if resp.Error != nil || !strings.Contains(string(resp.Result), "Tool with logging executed successfully") {
+		t.Errorf("the call after the restart: %s %v", resp.Result, resp.Error)
+	}
+	if logs != 3 {
+		t.Errorf("%d log messages after the restart, want 3 (the log level restored)", logs)
 	}
 }

@@ -1,0 +1,197 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport/streamable"
+)
+
+// A stdio client initializes once, for the life of the process. When the
+// HTTP server forgets the legacy session (it restarted, or expired the
+// session), the HTTP transport fails the next call with
+// CodeSessionNotFound; the bridge then opens a new session with the
+// client's own initialize and initialized, restores its log level and
+// resource subscriptions, and sends the calls that failed so again, once
+// each. Only if that fails does the client see the error. The server's
+// requests still waiting for the client's answer are lost with the old
+// session.
+//
+// The bridge's own requests have ids "mcpwire-bridge-N", and their
+// responses are not passed to the client.
+
+// bridgeIDPrefix starts the ids of the bridge's own requests.
+const bridgeIDPrefix = "mcpwire-bridge-"
+
+// maxRetried bounds the client calls remembered for a second attempt.
+const maxRetried = 4096
+
+// upSession is what it takes to open the client's legacy session again.
+type upSession struct {
+	mu       sync.Mutex
+	init     *jsonrpc.Request                // the client's initialize
+	ready    bool                            // it sent notifications/initialized
+	level    json.RawMessage                 // the params of its last logging/setLevel
+	subs     map[string]bool                 // the resources it subscribed to
+	calls    map[jsonrpc.ID]*jsonrpc.Request // its calls in flight
+	retried  map[jsonrpc.ID]bool             // calls sent again already
+	opening  *jsonrpc.ID                     // the id of the bridge's initialize in flight
+	waiting  []*jsonrpc.Request              // calls to send again once it is answered
+	failures []*jsonrpc.Response             // their errors, if it fails
+	n        int                             // the bridge's requests so far
+}
+
+// note records what a message of the client changes.
+func (s *upSession) note(m jsonrpc.Message) {
+	req, ok := m.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch req.Method {
+	case mcp.MethodInitialize:
+		if meta, _ := mcp.DecodeRequestMeta(req.Params); !meta.IsModern() {
+			s.init, s.ready, s.level, s.subs = req, false, nil, nil
+		}
+	case mcp.NotificationInitialized:
+		s.ready = s.init != nil
+	case mcp.NotificationCancelled:
+		var p struct {
+			RequestID jsonrpc.ID `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil {
+			delete(s.calls, p.RequestID) // no answer will come
+		}
+	case mcp.MethodSetLevel:
+		s.level = req.Params
+	case mcp.MethodSubscribe, mcp.MethodUnsubscribe:
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil && p.URI != "" {
+			if s.subs == nil {
+				s.subs = make(map[string]bool)
+			}
+			if req.Method == mcp.MethodSubscribe && len(s.subs) < maxRetried {
+				s.subs[p.URI] = true
+			} else {
+				delete(s.subs, p.URI)
+			}
+		}
+	}
+	if req.IsCall() && req.Method != mcp.MethodInitialize {
+		if s.calls == nil {
+			s.calls = make(map[jsonrpc.ID]*jsonrpc.Request)
+		}
+		if len(s.calls) < maxRetried {
+			s.calls[req.ID] = req
+		}
+	}
+}
+
+// nextID returns the id of a request of the bridge.
+func (s *upSession) nextIDLocked() jsonrpc.ID {
+	s.n++
+	return jsonrpc.StringID(bridgeIDPrefix + strconv.Itoa(s.n))
+}
+
+// isOwn reports whether id is the id of a request of the bridge.
+func isOwn(id jsonrpc.ID) bool {
+	return id.IsString() && strings.HasPrefix(id.String(), `"`+bridgeIDPrefix)
+}
+
+// reopen handles a response of the server before it goes to the client.
+// It reports true for a response the client must not see: the answer to
+// a request of the bridge, or a call's failure for a forgotten session,
+// which will be sent again in a new one.
+func (r *reverse) reopen(ctx context.Context, resp *jsonrpc.Response) bool {
+	s := &r.again
+	if isOwn(resp.ID) {
+		s.mu.Lock()
+		opened := s.opening != nil && *s.opening == resp.ID
+		s.mu.Unlock()
+		if opened {
+			r.opened(ctx, resp)
+		}
+		return true
+	}
+	s.mu.Lock()
+	req := s.calls[resp.ID]
+	delete(s.calls, resp.ID)
+	lost := resp.Error != nil && resp.Error.Code == streamable.CodeSessionNotFound && errors.Unwrap(resp.Error) != nil
+	if !lost || req == nil || s.init == nil || !s.ready || s.retried[req.ID] {
+		delete(s.retried, resp.ID)
+		s.mu.Unlock()
+		return false
+	}
+	if s.retried == nil {
+		s.retried = make(map[jsonrpc.ID]bool)
+	}
+	s.retried[req.ID] = true
+	s.waiting = append(s.waiting, req)
+	s.failures = append(s.failures, resp)
+	if s.opening != nil {
+		s.mu.Unlock()
+		return true // a new session is on its way
+	}
+	id := s.nextIDLocked()
+	s.opening = &id
+	init := &jsonrpc.Request{ID: id, Method: s.init.Method, Params: s.init.Params}
+	s.mu.Unlock()
+	r.log.Info("bridge: the server forgot the session; opening a new one")
+	if err := r.send(ctx, init); err != nil {
+		r.opened(ctx, &jsonrpc.Response{ID: id, Error: jsonrpc.NewError(jsonrpc.CodeInternalError, err.Error())})
+	}
+	return true
+}
+
+// opened continues once the server answered the bridge's initialize:
+// the session is set up as the client had it, and the calls are sent
+// again; if the server refused, the calls fail as they did.
+func (r *reverse) opened(ctx context.Context, resp *jsonrpc.Response) {
+	s := &r.again
+	s.mu.Lock()
+	waiting, failures := s.waiting, s.failures
+	s.waiting, s.failures, s.opening = nil, nil, nil
+	var setup []*jsonrpc.Request
+	if resp.Error == nil {
+		if s.level != nil {
+			setup = append(setup, &jsonrpc.Request{ID: s.nextIDLocked(), Method: mcp.MethodSetLevel, Params: s.level})
+		}
+		for uri := range s.subs {
+			p, _ := json.Marshal(map[string]string{"uri": uri})
+			setup = append(setup, &jsonrpc.Request{ID: s.nextIDLocked(), Method: mcp.MethodSubscribe, Params: p})
+		}
+		for _, req := range waiting {
+			s.calls[req.ID] = req
+		}
+	}
+	s.mu.Unlock()
+	if resp.Error != nil {
+		r.log.Warn("bridge: the server refused a new session", "error", resp.Error.Message)
+		for _, f := range failures {
+			r.toClient(r.fromServerResponse(f))
+		}
+		return
+	}
+	msgs := []jsonrpc.Message{&jsonrpc.Request{Method: mcp.NotificationInitialized}}
+	for _, m := range setup {
+		msgs = append(msgs, m)
+	}
+	for _, m := range waiting {
+		msgs = append(msgs, m)
+	}
+	for i, m := range msgs {
+		if err := r.send(ctx, m); err != nil && i >= len(msgs)-len(waiting) {
+			req := m.(*jsonrpc.Request)
+			r.toClient(&jsonrpc.Response{ID: req.ID, Error: jsonrpc.NewError(jsonrpc.CodeInternalError, r.words(err))})
+		}
+	}
+}
