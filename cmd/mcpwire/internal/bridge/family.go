@@ -141,5 +141,11 @@ func logger(a *app.App) *slog.Logger {
 	if l := a.Logger(); l != nil {
 		return l
 	}
-	return slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn,
+		ReplaceAttr: func(groups []string, at slog.Attr) slog.Attr {
+			if len(groups) == 0 && at.Key == slog.TimeKey {
+				return slog.Attr{} // a host's log has its own times
+			}
+			return at
+		}}))
 }

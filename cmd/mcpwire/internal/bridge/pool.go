@@ -225,11 +225,11 @@ func (p *pool) serve(ctx context.Context, req *jsonrpc.Request, w jsonrpc.Writer
 		wt.sticky = p.stickyFor(string(state))
 	}
 	pc, e := p.acquire(ctx, wt)
-	if e != nil {
-		if e.Code == 0 {
-			return nil // the client went away while waiting
-		}
+	switch {
+	case e != nil:
 		return &jsonrpc.Response{ID: req.ID, Error: e}
+	case pc == nil:
+		return nil // the client went away while waiting
 	}
 	n := p.nextID.Add(1)
 	call := &pcall{orig: req.ID, w: w, ctx: ctx, listen: wt.listen, ended: make(chan struct{})}
@@ -366,7 +366,7 @@ func (p *pool) route(pc *pooled, c *child, m *jsonrpc.Request) {
 
 // acquire returns a process with room for a request: the least busy that
 // suits it, or a new one while the pool may grow; otherwise the request
-// waits. The error has code 0 when ctx ended.
+// waits. It returns neither process nor error when ctx ends.
 func (p *pool) acquire(ctx context.Context, wt want) (*pooled, *jsonrpc.Error) {
 	var timeout <-chan time.Time
 	for {
@@ -420,17 +420,18 @@ func (p *pool) acquire(ctx context.Context, wt want) (*pooled, *jsonrpc.Error) {
 			timeout = t.C
 		}
 		var e *jsonrpc.Error
+		gone := false
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			e = &jsonrpc.Error{}
+			gone = true
 		case <-timeout:
 			e = jsonrpc.Errorf(jsonrpc.CodeOverloaded, "Server overloaded: no server process had room for %s; retry later", p.b.opts.QueueTimeout)
 		}
 		p.mu.Lock()
 		p.waiting--
 		p.mu.Unlock()
-		if e != nil {
+		if e != nil || gone {
 			return nil, e
 		}
 	}

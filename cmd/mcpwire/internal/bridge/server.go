@@ -66,16 +66,37 @@ type Options struct {
 	// package jsonrpc (16 MiB).
 	Limits jsonrpc.Limits
 
-	MaxSessions     int
+	// MaxSessions bounds the legacy sessions with a process at once; a
+	// session beyond it is refused (CodeOverloaded). Default
+	// DefaultMaxSessions.
+	MaxSessions int
+	// MaxSessionCalls bounds the calls of one legacy session in flight
+	// (CodeOverloaded beyond). Default DefaultMaxSessionCalls.
 	MaxSessionCalls int
-	PoolSize        int
+	// PoolSize bounds the processes serving modern requests. Default
+	// DefaultPoolSize.
+	PoolSize int
+	// PoolConcurrency bounds the modern requests one pooled process
+	// serves at once. Default DefaultPoolConcurrency.
 	PoolConcurrency int
-	MaxQueued       int
-	QueueTimeout    time.Duration
-	MaxListens      int
+	// MaxQueued bounds the modern requests waiting for room (HTTP 503
+	// beyond). Default DefaultMaxQueued.
+	MaxQueued int
+	// QueueTimeout bounds the wait of one modern request for room (HTTP
+	// 503 after it). Default DefaultQueueTimeout.
+	QueueTimeout time.Duration
+	// MaxListens bounds the subscriptions/listen streams open at once.
+	// Default DefaultMaxListens.
+	MaxListens int
+	// PoolIdleTimeout stops a pooled process that served nothing for
+	// that long. Default DefaultPoolIdleTimeout.
 	PoolIdleTimeout time.Duration
-	ProbeTimeout    time.Duration
-	DrainTimeout    time.Duration
+	// ProbeTimeout bounds the answer to the server/discover of New.
+	// Default DefaultProbeTimeout.
+	ProbeTimeout time.Duration
+	// DrainTimeout is how long calls in flight may run on when a session
+	// or the bridge stops. Default DefaultDrainTimeout.
+	DrainTimeout time.Duration
 }
 
 func (o *Options) setDefaults() {
@@ -329,7 +350,7 @@ func (b *Bridge) Stop() {
 	}
 }
 
-// describeRefusal words the error of a process that could not start.
+// describeStart words the error of a process that could not start.
 func describeStart(err error) string {
 	var ee *exec.Error
 	if errors.As(err, &ee) {
