@@ -35,17 +35,9 @@ import (
 // that does not decode into Out is an error that says why.
 func CallTool[Out any](ctx context.Context, s *Session, name string, args any) (Out, error) {
 	var out Out
-	p := &mcp.CallToolParams{Name: name}
-	switch a := args.(type) {
-	case nil:
-	case json.RawMessage:
-		p.Arguments = a
-	default:
-		raw, err := json.Marshal(args)
-		if err != nil {
-			return out, fmt.Errorf("mcp client: encoding the arguments of tool %q: %w", name, err)
-		}
-		p.Arguments = raw
+	p, err := mcp.NewCallToolParams(name, args)
+	if err != nil {
+		return out, fmt.Errorf("mcp client: %w", err)
 	}
 	res, err := s.CallTool(ctx, p)
 	if err != nil {

@@ -1,6 +1,9 @@
 package mcp
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Tools follow schema/2025-11-25, with the 2026-07-28 additions (cacheable
 // tools/list, input responses on tools/call).
@@ -121,6 +124,25 @@ type CallToolParams struct {
 	InputResponses InputResponses `json:"inputResponses,omitempty"`
 	RequestState   string         `json:"requestState,omitempty"`
 	Meta           RequestMeta    `json:"_meta,omitzero"`
+}
+
+// NewCallToolParams returns the params of a call of the tool name with
+// args: none when args is nil, a json.RawMessage as it is, anything else
+// encoded with encoding/json.
+func NewCallToolParams(name string, args any) (*CallToolParams, error) {
+	p := &CallToolParams{Name: name}
+	switch a := args.(type) {
+	case nil:
+	case json.RawMessage:
+		p.Arguments = a
+	default:
+		raw, err := json.Marshal(args)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the arguments of tool %q: %w", name, err)
+		}
+		p.Arguments = raw
+	}
+	return p, nil
 }
 
 // CallToolResult answers tools/call. A failure of the tool itself (bad

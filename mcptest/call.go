@@ -2,7 +2,6 @@ package mcptest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
@@ -56,17 +55,9 @@ func Call[Out any](t testing.TB, sess *client.Session, name string, args any) Ou
 // call calls a tool and fails the test if the request fails.
 func call(t testing.TB, sess *client.Session, name string, args any) *mcp.CallToolResult {
 	t.Helper()
-	p := &mcp.CallToolParams{Name: name}
-	switch a := args.(type) {
-	case nil:
-	case json.RawMessage:
-		p.Arguments = a
-	default:
-		raw, err := json.Marshal(args)
-		if err != nil {
-			t.Fatalf("mcptest: encoding the arguments of tool %q: %v", name, err)
-		}
-		p.Arguments = raw
+	p, err := mcp.NewCallToolParams(name, args)
+	if err != nil {
+		t.Fatalf("mcptest: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
