@@ -161,9 +161,9 @@ type callArgs struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
-// CallTool calls a tool. A result that does not match the tool's output
+// callTool calls a tool. A result that does not match the tool's output
 // schema is returned with the error that says why.
-func (in *Inspector) CallTool(ctx context.Context, a *callArgs) (*outcome, error) {
+func (in *Inspector) callTool(ctx context.Context, a *callArgs) (*outcome, error) {
 	return in.run(ctx, a.ID, func(ctx context.Context, s *client.Session) (any, error) {
 		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: a.Name, Arguments: a.Arguments})
 		var oe *client.OutputSchemaError
@@ -183,8 +183,8 @@ type readArgs struct {
 	URI string `json:"uri"`
 }
 
-// ReadResource reads a resource.
-func (in *Inspector) ReadResource(ctx context.Context, a *readArgs) (*outcome, error) {
+// readResource reads a resource.
+func (in *Inspector) readResource(ctx context.Context, a *readArgs) (*outcome, error) {
 	return in.run(ctx, a.ID, func(ctx context.Context, s *client.Session) (any, error) {
 		res, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: a.URI})
 		if err != nil {
@@ -201,8 +201,8 @@ type promptArgs struct {
 	Arguments map[string]string `json:"arguments,omitempty"`
 }
 
-// GetPrompt renders a prompt.
-func (in *Inspector) GetPrompt(ctx context.Context, a *promptArgs) (*outcome, error) {
+// getPrompt renders a prompt.
+func (in *Inspector) getPrompt(ctx context.Context, a *promptArgs) (*outcome, error) {
 	return in.run(ctx, a.ID, func(ctx context.Context, s *client.Session) (any, error) {
 		res, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: a.Name, Arguments: a.Arguments})
 		if err != nil {
@@ -219,9 +219,9 @@ type completeArgs struct {
 	Context  map[string]string     `json:"context,omitempty"`
 }
 
-// Complete asks for the completions of a prompt argument or a template
+// complete asks for the completions of a prompt argument or a template
 // variable.
-func (in *Inspector) Complete(ctx context.Context, a *completeArgs) (*outcome, error) {
+func (in *Inspector) complete(ctx context.Context, a *completeArgs) (*outcome, error) {
 	return in.run(ctx, "", func(ctx context.Context, s *client.Session) (any, error) {
 		p := &mcp.CompleteParams{Ref: a.Ref, Argument: a.Argument}
 		if len(a.Context) > 0 {
@@ -241,10 +241,10 @@ type subscribeArgs struct {
 	Subscribe bool   `json:"subscribe"`
 }
 
-// Subscribe subscribes to a resource's updates, or ends the
+// subscribe subscribes to a resource's updates, or ends the
 // subscription: resources/subscribe in the legacy era, a new
 // subscriptions/listen in the modern era.
-func (in *Inspector) Subscribe(ctx context.Context, a *subscribeArgs) (*outcome, error) {
+func (in *Inspector) subscribe(ctx context.Context, a *subscribeArgs) (*outcome, error) {
 	return in.run(ctx, "", func(ctx context.Context, s *client.Session) (any, error) {
 		if !s.IsModern() {
 			var err error
@@ -278,10 +278,10 @@ type levelArgs struct {
 	Level mcp.LoggingLevel `json:"level"`
 }
 
-// SetLogLevel chooses the level of the server's log messages: with
+// setLogLevel chooses the level of the server's log messages: with
 // logging/setLevel in the legacy era; in the modern era, the level goes
 // with every request from then on.
-func (in *Inspector) SetLogLevel(ctx context.Context, a *levelArgs) (*outcome, error) {
+func (in *Inspector) setLogLevel(ctx context.Context, a *levelArgs) (*outcome, error) {
 	if a.Level != "" && !a.Level.IsValid() {
 		return nil, fmt.Errorf("unknown log level %q", a.Level)
 	}
@@ -310,10 +310,10 @@ type rootsArgs struct {
 // maxRoots bounds the roots the person sets.
 const maxRoots = 256
 
-// SetRoots sets the roots the client gives the server, and tells a
+// setRoots sets the roots the client gives the server, and tells a
 // legacy server they changed (a modern server asks for them when it needs
 // them).
-func (in *Inspector) SetRoots(ctx context.Context, a *rootsArgs) (*outcome, error) {
+func (in *Inspector) setRoots(ctx context.Context, a *rootsArgs) (*outcome, error) {
 	if len(a.Roots) > maxRoots {
 		return nil, fmt.Errorf("at most %d roots", maxRoots)
 	}
@@ -334,8 +334,8 @@ func (in *Inspector) SetRoots(ctx context.Context, a *rootsArgs) (*outcome, erro
 	})
 }
 
-// Refresh reads every list of the server again.
-func (in *Inspector) Refresh(ctx context.Context) (*outcome, error) {
+// refreshAll reads every list of the server again.
+func (in *Inspector) refreshAll(ctx context.Context) (*outcome, error) {
 	return in.run(ctx, "", func(ctx context.Context, s *client.Session) (any, error) {
 		for _, kind := range []string{listTools, listResources, listTemplates, listPrompts} {
 			in.readList(ctx, kind)
@@ -345,16 +345,16 @@ func (in *Inspector) Refresh(ctx context.Context) (*outcome, error) {
 	})
 }
 
-// Ping pings the server.
-func (in *Inspector) Ping(ctx context.Context) (*outcome, error) {
+// ping pings the server.
+func (in *Inspector) ping(ctx context.Context) (*outcome, error) {
 	return in.run(ctx, "", func(ctx context.Context, s *client.Session) (any, error) {
 		return struct{}{}, s.Ping(ctx)
 	})
 }
 
-// Cancel cancels the page's request id, and reports whether it was
+// cancelRequest cancels the page's request id, and reports whether it was
 // running.
-func (in *Inspector) Cancel(id string) bool {
+func (in *Inspector) cancelRequest(id string) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	cancel := in.running[id]

@@ -195,15 +195,15 @@ type noArgs struct{}
 
 // operations are the operations of the page, by name.
 var operations = map[string]operation{
-	"call":      op((*Inspector).CallTool),
-	"read":      op((*Inspector).ReadResource),
-	"prompt":    op((*Inspector).GetPrompt),
-	"complete":  op((*Inspector).Complete),
-	"subscribe": op((*Inspector).Subscribe),
-	"loglevel":  op((*Inspector).SetLogLevel),
-	"roots":     op((*Inspector).SetRoots),
-	"refresh":   op(func(in *Inspector, ctx context.Context, _ *noArgs) (*outcome, error) { return in.Refresh(ctx) }),
-	"ping":      op(func(in *Inspector, ctx context.Context, _ *noArgs) (*outcome, error) { return in.Ping(ctx) }),
+	"call":      op((*Inspector).callTool),
+	"read":      op((*Inspector).readResource),
+	"prompt":    op((*Inspector).getPrompt),
+	"complete":  op((*Inspector).complete),
+	"subscribe": op((*Inspector).subscribe),
+	"loglevel":  op((*Inspector).setLogLevel),
+	"roots":     op((*Inspector).setRoots),
+	"refresh":   op(func(in *Inspector, ctx context.Context, _ *noArgs) (*outcome, error) { return in.refreshAll(ctx) }),
+	"ping":      op(func(in *Inspector, ctx context.Context, _ *noArgs) (*outcome, error) { return in.ping(ctx) }),
 }
 
 // operate runs an operation of the page.
@@ -279,7 +279,7 @@ func (h *handler) cancel(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"cancelled": h.in.Cancel(a.ID)})
+	writeJSON(w, http.StatusOK, map[string]bool{"cancelled": h.in.cancelRequest(a.ID)})
 }
 
 // events serves the event stream of a page (hub.go): the state, the
