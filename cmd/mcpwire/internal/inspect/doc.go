@@ -37,7 +37,11 @@
 // Content-Security-Policy that allows its own inline script and style
 // (by nonce) and data: images and media, and nothing else: no remote
 // asset, no frames; what the server sends is shown as text, never as
-// HTML. Every body, list, stream and wait is bounded (Options).
+// HTML. Its URLs never become links but an elicitation's http(s) URL
+// (resource links open the resource in the page); media are data: URLs
+// of a plain type/subtype, and any other blob is saved as
+// application/octet-stream, never opened. Every body, list, stream and
+// wait is bounded (Options).
 //
 // # The event stream
 //

@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/mcp"
@@ -21,6 +22,9 @@ func TestHostileServer(t *testing.T) {
 			&mcp.TextContent{Text: html},
 			&mcp.ImageContent{Data: svg, MimeType: "image/svg+xml"},
 			&mcp.ImageContent{Data: base64.StdEncoding.EncodeToString([]byte(html)), MimeType: "text/html"},
+			&mcp.ImageContent{Data: "AAAA", MimeType: "image/png;base64,AAAA\"><script>window.pwned='mime'</script>"},
+			&mcp.AudioContent{Data: base64.StdEncoding.EncodeToString([]byte(html)), MimeType: "text/html"},
+			&mcp.EmbeddedResource{Resource: mcp.ResourceContents{URI: "javascript:window.pwned='embedded'", MimeType: "text/html", Blob: base64.StdEncoding.EncodeToString([]byte(html))}},
 			&mcp.ResourceLink{Resource: mcp.Resource{URI: "javascript:window.pwned='link'", Name: html}},
 		}}, nil
 	})
@@ -45,7 +49,27 @@ func TestHostileServer(t *testing.T) {
 	p.open("tools", "tool:hostile")
 	contains(t, "the tool's description", p.str(`document.querySelector("#detail .head .desc").textContent`), html)
 	p.call()
-	p.click(`#detail .result .block a`)
+	// Every link of the page is the page's own (#, /export), an http(s)
+	// URL, or a download; every media source is data: of a media type:
+	// never javascript:, never a document (text/html, image/svg+xml) that
+	// the browser would open.
+	var bad []string
+	p.js(`[...document.querySelectorAll("a[href], [src]")].map(e => e.tagName + " " + (e.tagName === "A" ? e.getAttribute("href") : e.getAttribute("src")))
+		.filter(u => !/^(A (#|\/export\?|https?:\/\/|data:application\/octet-stream;base64,)|(IMG|AUDIO|VIDEO) data:(image|audio|video)\/[\w.+-]+;base64,[A-Za-z0-9+\/=]*$)/.test(u))`, &bad)
+	if len(bad) != 0 {
+		t.Errorf("links or sources of the page that are not safe: %q", bad)
+	}
+	var saves []string
+	p.js(`[...document.querySelectorAll("#detail .result a[download]")].map(a => a.getAttribute("href").slice(0, 30))`, &saves)
+	if len(saves) < 2 {
+		t.Errorf("the result's blobs of type text/html are not offered for download: %q", saves)
+	}
+	for _, u := range saves {
+		if !strings.HasPrefix(u, "data:application/octet-stream;") {
+			t.Errorf("a blob is saved from %q, want data:application/octet-stream", u)
+		}
+	}
+	p.click(`#detail .result .block.link a`)
 	p.open("tools", "tool:hostile_url")
 	p.click("#call")
 	p.wait(`document.querySelector('#questions:not([hidden]) .question')`)

@@ -5,8 +5,14 @@
 // prompt's messages. Media are data: URLs, the only ones the page's
 // Content-Security-Policy allows: nothing is fetched from elsewhere.
 
+// mimeType is the server's mime type if it is a plain type/subtype, and
+// application/octet-stream if not ("image/png,<script>...").
+function mimeType(mime) {
+  return /^[\w.+-]+\/[\w.+-]+$/.test(mime || "") ? mime : "application/octet-stream";
+}
+
 function dataURL(mime, b64) {
-  return `data:${mime || "application/octet-stream"};base64,${b64 || ""}`;
+  return `data:${mimeType(mime)};base64,${b64 || ""}`;
 }
 
 function b64Size(b64) {
@@ -15,14 +21,15 @@ function b64Size(b64) {
 }
 
 // media shows base64 data of a mime type: an image, a player, or a link
-// to save it.
+// to save it, always as application/octet-stream: a download, never a
+// document (text/html, image/svg+xml) the browser would open.
 function media(mime, b64, name) {
-  const m = mime || "";
-  const info = el("span", {class: "dim", text: `${m || "binary"} · ${fmtBytes(b64Size(b64))}`});
+  const m = mimeType(mime);
+  const info = el("span", {class: "dim", text: `${mime || "binary"} · ${fmtBytes(b64Size(b64))}`});
   if (m.startsWith("image/")) return el("figure", null, el("img", {src: dataURL(m, b64), alt: name || m}), el("figcaption", null, info));
   if (m.startsWith("audio/")) return el("figure", null, el("audio", {controls: true, src: dataURL(m, b64)}), el("figcaption", null, info));
   if (m.startsWith("video/")) return el("figure", null, el("video", {controls: true, src: dataURL(m, b64)}), el("figcaption", null, info));
-  return el("div", null, info, " ", el("a", {href: dataURL(m, b64), download: name || "blob", text: "Save"}));
+  return el("div", null, info, " ", el("a", {href: dataURL("application/octet-stream", b64), download: name || "blob", text: "Save"}));
 }
 
 // textBlock shows a text; JSON text gets a button that shows it as JSON.
