@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,6 +92,26 @@ func TestEverythingServer(t *testing.T) {
 				if args["name"] != "Ada" || args["contactMethod"] != "email" {
 					t.Errorf("raw JSON: %v", args)
 				}
+			})
+
+			t.Run("filters", func(t *testing.T) {
+				p := p.with(t)
+				shown := `[...document.querySelectorAll("#frames .frame:not([hidden])")]`
+				p.typeIn("#frame-filter", "tools/call")
+				var methods []string
+				p.js(shown+`.map(r => r.querySelector(".method").textContent)`, &methods)
+				if len(methods) < 2 || slices.ContainsFunc(methods, func(m string) bool { return m != "tools/call" }) {
+					t.Errorf("filtered by the method tools/call, the log shows %q", methods)
+				}
+				p.choose("#frame-dir", "← received")
+				var kinds []string
+				p.js(shown+`.map(r => r.className)`, &kinds)
+				if len(kinds) < 1 || slices.ContainsFunc(kinds, func(k string) bool { return !strings.Contains(k, "server response") }) {
+					t.Errorf("filtered by tools/call received, the log shows rows of classes %q", kinds)
+				}
+				p.js(`document.querySelector("#frame-filter").value = ""; document.querySelector("#frame-dir").value = "";
+					document.querySelector("#frame-filter").dispatchEvent(new Event("input", {bubbles: true})); true`, nil)
+				p.wait(`!document.querySelector("#frames .frame[hidden]")`)
 			})
 
 			t.Run("elicitation", func(t *testing.T) {

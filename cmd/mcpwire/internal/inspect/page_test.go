@@ -112,12 +112,13 @@ func (p *page) typeIn(sel, text string) {
 	p.do(chromedp.SendKeys(chromedp.CSS(sel), text, chromedp.NodeVisible))
 }
 
-// choose picks the option whose text starts with label in a select.
+// choose picks the option whose text starts with label in a select, with
+// the events a person's choice fires.
 func (p *page) choose(sel, label string) {
 	p.t.Helper()
 	var ok bool
 	p.js(`(() => { const s = document.querySelector(`+q(sel)+`); const o = [...s.options].find(o => o.text.startsWith(`+q(label)+`));
-		if (!o) return false; s.value = o.value; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`, &ok)
+		if (!o) return false; s.value = o.value; for (const e of ["input", "change"]) s.dispatchEvent(new Event(e, {bubbles: true})); return true; })()`, &ok)
 	if !ok {
 		p.fail("%s has no option %q", sel, label)
 	}
