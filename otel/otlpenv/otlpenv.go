@@ -1,0 +1,217 @@
+// Package otlpenv sets OpenTelemetry up from the standard environment
+// variables, for programs: when OTEL_EXPORTER_OTLP_ENDPOINT (or the
+// endpoint of one signal, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+// OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) is set, traces and metrics go over
+// OTLP/HTTP, protobuf-encoded, to that endpoint; when it is not, nothing
+// is set up and nothing is exported. The mcpwire command and the
+// conformance everything-server call it at start:
+//
+//	tel, err := otlpenv.Setup(ctx, otlpenv.Options{ServiceName: "my-server"})
+//	if err != nil {
+//		log.Printf("telemetry: %v", err) // a variable asks for what is not supported
+//	}
+//	defer tel.Shutdown(context.Background()) // flushes; nil does nothing
+//	opts := tel.Instrumentation().Server(&server.Options{...})
+//
+// What the SDK and the exporters read themselves applies as usual:
+// OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION, _CERTIFICATE and
+// their per-signal forms; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES;
+// OTEL_TRACES_SAMPLER and its argument; OTEL_BSP_* (the batch span
+// processor); OTEL_METRIC_EXPORT_INTERVAL and _TIMEOUT. Setup reads:
+//
+//   - OTEL_SDK_DISABLED: "true" sets nothing up;
+//   - OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER: "otlp" (the default)
+//     or "none", which turns that signal off;
+//   - OTEL_EXPORTER_OTLP_PROTOCOL and its per-signal forms:
+//     "http/protobuf" (the default) only. The gRPC exporter would add the
+//     gRPC client to every program that links this package;
+//   - OTEL_PROPAGATORS: "tracecontext" and "baggage" (the default is
+//     both), or "none".
+//
+// A value it does not support is an error, and then nothing is set up.
+// Setup installs the providers and the propagator as the global ones
+// (go.opentelemetry.io/otel), so that what the program's handlers trace
+// joins the same traces.
+package otlpenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	mcpotel "github.com/mcpwire/mcpwire/otel"
+)
+
+// Options say who the program is, for the resource of its telemetry.
+type Options struct {
+	// ServiceName is service.name unless OTEL_SERVICE_NAME (or
+	// service.name in OTEL_RESOURCE_ATTRIBUTES) says otherwise.
+	ServiceName string
+	// ServiceVersion is service.version, if not empty.
+	ServiceVersion string
+	// Getenv reads the environment; default os.Getenv. The exporters and
+	// the SDK read the process environment themselves.
+	Getenv func(string) string
+}
+
+// Telemetry is what Setup set up. A nil *Telemetry is valid: nothing was
+// set up, its Shutdown does nothing and its Instrumentation is nil.
+type Telemetry struct {
+	// TracerProvider exports spans; nil when traces are off.
+	TracerProvider *sdktrace.TracerProvider
+	// MeterProvider exports metrics; nil when metrics are off.
+	MeterProvider *sdkmetric.MeterProvider
+	// Propagator is the propagator of OTEL_PROPAGATORS.
+	Propagator propagation.TextMapPropagator
+
+	inst *mcpotel.Instrumentation
+}
+
+// Setup reads the environment and, when it asks for an OTLP export, sets
+// up the providers and the propagator, installs them as the global ones
+// and returns them; otherwise it returns nil. ctx bounds the set-up only.
+func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
+		return nil, nil
+	}
+	traces, err := enabled(getenv, "TRACES")
+	if err != nil {
+		return nil, err
+	}
+	metrics, err := enabled(getenv, "METRICS")
+	if err != nil {
+		return nil, err
+	}
+	if !traces && !metrics {
+		return nil, nil
+	}
+	prop, err := propagators(getenv("OTEL_PROPAGATORS"))
+	if err != nil {
+		return nil, err
+	}
+	attrs := []attribute.KeyValue{attribute.String("service.name", opts.ServiceName)}
+	if opts.ServiceVersion != "" {
+		attrs = append(attrs, attribute.String("service.version", opts.ServiceVersion))
+	}
+	res, err := resource.New(ctx, resource.WithAttributes(attrs...), resource.WithFromEnv(), resource.WithTelemetrySDK())
+	if err != nil {
+		return nil, fmt.Errorf("otlpenv: the resource: %w", err)
+	}
+	t := &Telemetry{Propagator: prop}
+	if traces {
+		exp, err := otlptracehttp.New(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("otlpenv: the trace exporter: %w", err)
+		}
+		t.TracerProvider = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+		otel.SetTracerProvider(t.TracerProvider)
+	}
+	if metrics {
+		exp, err := otlpmetrichttp.New(ctx)
+		if err != nil {
+			t.Shutdown(ctx)
+			return nil, fmt.Errorf("otlpenv: the metric exporter: %w", err)
+		}
+		t.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)), sdkmetric.WithResource(res))
+		otel.SetMeterProvider(t.MeterProvider)
+	}
+	otel.SetTextMapPropagator(prop)
+	return t, nil
+}
+
+// enabled reports whether the environment asks for the OTLP export of a
+// signal (TRACES, METRICS): an endpoint is set, its exporter is otlp and
+// its protocol http/protobuf.
+func enabled(getenv func(string) string, signal string) (bool, error) {
+	if getenv("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT") == "" && getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" {
+		return false, nil
+	}
+	switch e := strings.TrimSpace(getenv("OTEL_" + signal + "_EXPORTER")); e {
+	case "", "otlp":
+	case "none":
+		return false, nil
+	default:
+		return false, fmt.Errorf("otlpenv: OTEL_%s_EXPORTER=%s is not supported (otlp or none)", signal, e)
+	}
+	proto, name := getenv("OTEL_EXPORTER_OTLP_"+signal+"_PROTOCOL"), "OTEL_EXPORTER_OTLP_"+signal+"_PROTOCOL"
+	if proto == "" {
+		proto, name = getenv("OTEL_EXPORTER_OTLP_PROTOCOL"), "OTEL_EXPORTER_OTLP_PROTOCOL"
+	}
+	switch p := strings.TrimSpace(proto); p {
+	case "", "http/protobuf":
+		return true, nil
+	default:
+		return false, fmt.Errorf("otlpenv: %s=%s is not supported (http/protobuf)", name, p)
+	}
+}
+
+// propagators returns the propagator OTEL_PROPAGATORS names.
+func propagators(v string) (propagation.TextMapPropagator, error) {
+	if strings.TrimSpace(v) == "" {
+		v = "tracecontext,baggage"
+	}
+	var ps []propagation.TextMapPropagator
+	for name := range strings.SplitSeq(v, ",") {
+		switch name = strings.TrimSpace(name); name {
+		case "tracecontext":
+			ps = append(ps, propagation.TraceContext{})
+		case "baggage":
+			ps = append(ps, propagation.Baggage{})
+		case "none", "":
+		default:
+			return nil, fmt.Errorf("otlpenv: OTEL_PROPAGATORS: %q is not supported (tracecontext, baggage, none)", name)
+		}
+	}
+	return propagation.NewCompositeTextMapPropagator(ps...), nil
+}
+
+// Instrumentation returns the mcpwire instrumentation that records with
+// t's providers and carries context with t's propagator; nil for a nil t.
+// It is made once.
+func (t *Telemetry) Instrumentation() *mcpotel.Instrumentation {
+	if t == nil {
+		return nil
+	}
+	if t.inst == nil {
+		o := &mcpotel.Options{Propagator: t.Propagator}
+		if t.TracerProvider != nil {
+			o.TracerProvider = t.TracerProvider
+		}
+		if t.MeterProvider != nil {
+			o.MeterProvider = t.MeterProvider
+		}
+		t.inst = mcpotel.New(o)
+	}
+	return t.inst
+}
+
+// Shutdown flushes what is left to export and stops the providers,
+// within ctx. A nil t does nothing.
+func (t *Telemetry) Shutdown(ctx context.Context) error {
+	if t == nil {
+		return nil
+	}
+	var errs []error
+	if t.TracerProvider != nil {
+		errs = append(errs, t.TracerProvider.Shutdown(ctx))
+	}
+	if t.MeterProvider != nil {
+		errs = append(errs, t.MeterProvider.Shutdown(ctx))
+	}
+	return errors.Join(errs...)
+}
