@@ -75,7 +75,8 @@ var cliLayers = map[string][]string{
 
 // cliLibrary is what the packages of the command line may import of the
 // library.
-var cliLibrary = []string{"server", "client", "transport/...", "auth", "mcp", "jsonrpc", "internal/jsonschema", "servers/..."}
+var cliLibrary = []string{"server", "client", "transport/...", "auth", "mcp", "jsonrpc", "internal/jsonschema", "servers/...",
+	"otel/..."} // the otel module (its own go.mod): OpenTelemetry for the command line only, never the library
 
 func init() {
 	for pkg, own := range cliLayers {
@@ -84,7 +85,7 @@ func init() {
 }
 
 // public packages, which examples and conformance programs may use.
-var public = []string{"jsonrpc", "mcp", "transport/...", "server", "server/fullschema", "client", "auth", "store/...", "mcptest", "servers/..."}
+var public = []string{"jsonrpc", "mcp", "transport/...", "server", "server/fullschema", "client", "auth", "store/...", "mcptest", "servers/...", "otel/..."}
 
 // stdlibOnly lists packages that may import nothing outside the standard
 // library and the module: the core every user links.

@@ -47,7 +47,7 @@ func forEachEra(t *testing.T, f func(t *testing.T, e era)) {
 // newTestServer returns the everything server.
 func newTestServer(t *testing.T) *server.Server {
 	t.Helper()
-	srv, err := newServer(nil, nil)
+	srv, err := newServer(nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,18 +53,24 @@ type everything struct {
 // newServer returns a server with every fixture registered. Tools come
 // first, in the order of tools/list, test_simple_text leading (the
 // http-header-validation scenario calls the first listed tool with {}).
-func newServer(logger *slog.Logger, st store.Store) (*server.Server, error) {
+// st, if not nil, shares the fixtures' state between processes;
+// instrument, if not nil, adds to the server's options (telemetry).
+func newServer(logger *slog.Logger, st store.Store, instrument func(*server.Options) *server.Options) (*server.Server, error) {
+	opts := &server.Options{
+		Instructions: "Test fixtures for the MCP conformance suite. Tools, resources and prompts have fixed names and contents.",
+		Logger:       logger,
+		Tasks:        taskOptions(),
+		Store:        st,
+	}
+	if instrument != nil {
+		opts = instrument(opts)
+	}
 	srv := server.New(mcp.Implementation{
 		Name:        serverName,
 		Title:       "mcpwire everything server",
 		Version:     serverVersion,
 		Description: "The fixtures of the MCP conformance suite, served by mcpwire",
-	}, &server.Options{
-		Instructions: "Test fixtures for the MCP conformance suite. Tools, resources and prompts have fixed names and contents.",
-		Logger:       logger,
-		Tasks:        taskOptions(),
-		Store:        st,
-	})
+	}, opts)
 	e := &everything{srv: srv, watchedRevision: 1}
 	if st != nil {
 		e.shared = shareFixtures(e, st, logger)

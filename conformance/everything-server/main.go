@@ -168,7 +168,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if st != nil {
 		shared = st
 	}
-	srv, err := newServer(logger, shared)
+	instrument, flush := startTelemetry(ctx, stderr) // telemetry.go
+	defer flush()
+	srv, err := newServer(logger, shared, instrument)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", progName, err)
 		return exitError
@@ -189,7 +191,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // closes stdin or ctx ends.
 func serveStdio(ctx context.Context, srv *server.Server, stdin io.Reader, stdout io.Writer) error {
 	t := stdio.New(&stdio.Options{Stdin: stdin, Stdout: stdout, Methods: mcp.KnownMethods()})
-	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil {
+	err := srv.Run(ctx, t)
+	srv.Close() // waits for the session's end to be seen (its duration recorded)
+	if err != nil && ctx.Err() == nil {
 		return err
 	}
 	return nil

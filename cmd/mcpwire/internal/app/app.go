@@ -53,6 +53,9 @@ type App struct {
 	// login instead of the browser: tests fetch the URL as a browser
 	// would.
 	OpenBrowser func(ctx context.Context, url string) error
+	// Telemetry, if not nil, records what the commands do (spans and
+	// metrics); see Telemetry.
+	Telemetry Telemetry
 
 	flags globalFlags // the global flags as given
 }

@@ -113,7 +113,7 @@ func (a *App) dial(ctx context.Context, t *Target, log *slog.Logger, o *client.O
 		opts = *o
 	}
 	opts.Version, opts.Logger = a.Global.Protocol, log
-	c := client.New(mcp.Implementation{Name: "mcpwire", Version: Version()}, &opts)
+	c := client.New(mcp.Implementation{Name: "mcpwire", Version: Version()}, a.ClientOptions(&opts))
 	sess, err := c.Connect(ctx, l.Transport)
 	if err != nil {
 		l.done()
@@ -292,6 +292,10 @@ type process struct {
 }
 
 // Connect starts the server process.
+// Address names the server by its command line (transport.Addresser),
+// for the telemetry's network.transport.
+func (p *process) Address() string { return p.t.Address() }
+
 func (p *process) Connect(ctx context.Context) (transport.Conn, error) {
 	c, err := p.t.Start(ctx)
 	if err != nil {

@@ -108,6 +108,6 @@ func (a *App) RunE(f func(cmd *cobra.Command, positional []string) error) func(*
 		if err := a.flags.parse(a, cmd, alias, server); err != nil {
 			return err
 		}
-		return Failure(f(cmd, pos))
+		return Failure(a.traced(cmd, func() error { return f(cmd, pos) }))
 	}
 }

@@ -45,6 +45,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := app.New(stdin, stdout, stderr)
+	tel, flush := startTelemetry(ctx, a.Stderr) // telemetry.go
+	defer flush()
+	a.Telemetry = tel
 	return a.Execute(ctx, newRootCmd(a, families()...), args)
 }
 

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -36,7 +35,7 @@ for clients that give roots.`,
 		Bind: func(fs *pflag.FlagSet) Build {
 			roots := "replace"
 			fs.Var(app.NamedString(&roots, "POLICY"), "roots", "what the client's roots do: replace the directories (as the official server), within (narrow them only) or ignore")
-			return func(ctx context.Context, dirs []string, log *slog.Logger) (*server.Server, func() error, error) {
+			return func(ctx context.Context, dirs []string, opts *server.Options) (*server.Server, func() error, error) {
 				var policy filesystem.RootsPolicy
 				switch roots {
 				case "replace":
@@ -48,11 +47,11 @@ for clients that give roots.`,
 				default:
 					return nil, nil, app.UsageErrorf("--roots %q: want replace, within or ignore", roots)
 				}
-				fsys, err := filesystem.New(dirs, &filesystem.Options{Roots: policy, Logger: log})
+				fsys, err := filesystem.New(dirs, &filesystem.Options{Roots: policy, Logger: opts.Logger})
 				if err != nil {
 					return nil, nil, app.UsageErrorf("%v", err)
 				}
-				srv, err := fsys.Server(&server.Options{Logger: log})
+				srv, err := fsys.Server(opts)
 				if err != nil {
 					fsys.Close()
 					return nil, nil, err

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/spf13/pflag"
 
@@ -31,7 +30,7 @@ option) are refused.`,
 		Bind: func(fs *pflag.FlagSet) Build {
 			var repo string
 			fs.Var(app.NamedString(&repo, "DIR"), "repository", "the top directory of the git repository to serve (required)")
-			return func(ctx context.Context, _ []string, log *slog.Logger) (*server.Server, func() error, error) {
+			return func(ctx context.Context, _ []string, opts *server.Options) (*server.Server, func() error, error) {
 				if repo == "" {
 					return nil, nil, app.UsageErrorf("mcpwire serve git needs --repository DIR")
 				}
@@ -39,7 +38,7 @@ option) are refused.`,
 				if err != nil {
 					return nil, nil, app.UsageErrorf("%v", err)
 				}
-				srv, err := git.New(r, &server.Options{Logger: log})
+				srv, err := git.New(r, opts)
 				return srv, nil, err
 			}
 		},

@@ -35,11 +35,13 @@ type Spec struct {
 	Bind func(fs *pflag.FlagSet) Build
 }
 
-// A Build builds the server from the positional arguments. It returns the
-// server and a function that releases what the server holds, called when
-// serving ends (nil if there is nothing to release). An error that the
-// command line caused is an app.UsageErrorf.
-type Build func(ctx context.Context, args []string, log *slog.Logger) (srv *server.Server, release func() error, err error)
+// A Build builds the server from the positional arguments, with opts
+// (the logger, and the telemetry's instrumentation when there is some),
+// to which it may add. It returns the server and a function that releases
+// what the server holds, called when serving ends (nil if there is
+// nothing to release). An error that the command line caused is an
+// app.UsageErrorf.
+type Build func(ctx context.Context, args []string, opts *server.Options) (srv *server.Server, release func() error, err error)
 
 // specs are the registered servers, by name.
 var specs []Spec
@@ -137,7 +139,7 @@ func newServerCmd(a *app.App, s Spec) *cobra.Command {
 			log = slog.New(slog.DiscardHandler)
 		}
 		ctx := cmd.Context()
-		srv, release, err := build(ctx, args, log)
+		srv, release, err := build(ctx, args, a.ServerOptions(&server.Options{Logger: log}))
 		if err != nil {
 			return app.Failure(err)
 		}
@@ -145,7 +147,9 @@ func newServerCmd(a *app.App, s Spec) *cobra.Command {
 			defer release()
 		}
 		if addr == "" {
-			return app.Failure(srv.Run(ctx, stdio.New(&stdio.Options{Stdin: a.Stdin, Stdout: a.Stdout})))
+			err := srv.Run(ctx, stdio.New(&stdio.Options{Stdin: a.Stdin, Stdout: a.Stdout}))
+			srv.Close() // waits for the session's end to be seen (its duration recorded)
+			return app.Failure(err)
 		}
 		return app.Failure(serveHTTP(ctx, a, s.Name, srv, addr, log))
 	}

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/spf13/pflag"
 
@@ -33,7 +32,7 @@ most 1000 rows and 1 MiB, with a note when cut.`,
 			var readOnly bool
 			fs.Var(app.NamedString(&path, "FILE"), "db", "the SQLite database file to serve (required)")
 			fs.BoolVar(&readOnly, "read-only", false, "open the file read-only: no tool can change it")
-			return func(ctx context.Context, _ []string, log *slog.Logger) (*server.Server, func() error, error) {
+			return func(ctx context.Context, _ []string, opts *server.Options) (*server.Server, func() error, error) {
 				if path == "" {
 					return nil, nil, app.UsageErrorf("mcpwire serve sqlite needs --db FILE")
 				}
@@ -41,7 +40,7 @@ most 1000 rows and 1 MiB, with a note when cut.`,
 				if err != nil {
 					return nil, nil, app.UsageErrorf("%v", err)
 				}
-				srv, err := sqlite.New(db, &server.Options{Logger: log})
+				srv, err := sqlite.New(db, opts)
 				if err != nil {
 					db.Close()
 					return nil, nil, err
