@@ -172,9 +172,7 @@ type traceCheck struct {
 func (c *traceCheck) run(hostSpan string) {
 	t := c.t
 	t.Helper()
-	for _, s := range c.spans {
-		t.Logf("%-12s %-8s %-26s parent=%s id=%s", s.Service, s.Kind, s.Name, s.Parent, s.SpanID)
-	}
+	t.Logf("the trace:\n%s", otlptest.Tree(c.spans))
 	// The tool call: host → client → server → what the tool did.
 	cl := c.mustFind("host", "tools/call lookup", trace.SpanKindClient)
 	sv := c.mustFind(c.server, "tools/call lookup", trace.SpanKindServer)

@@ -46,6 +46,10 @@
 //
 // Standard output carries protocol messages only. Diagnostics go to
 // standard error: warnings and errors by default, everything with -v.
+//
+// With OTEL_EXPORTER_OTLP_ENDPOINT (or the other standard OTEL_*
+// variables) set, the server exports its traces and metrics over OTLP/HTTP
+// (telemetry.go, with the otel module); without, it sets nothing up.
 package main
 
 import (

@@ -73,6 +73,7 @@ type Span struct {
 	Status        codes.Code
 	StatusMessage string
 	Links         []string // the span ids linked to
+	Start, End    time.Time
 }
 
 // A Metric is one histogram data point as received.
@@ -163,6 +164,8 @@ func (r *Receiver) addSpans(m *coltracepb.ExportTraceServiceRequest) {
 					Name:    s.Name,
 					Kind:    kinds[s.Kind],
 					Attrs:   attrs(s.Attributes),
+					Start:   time.Unix(0, int64(s.StartTimeUnixNano)),
+					End:     time.Unix(0, int64(s.EndTimeUnixNano)),
 				}
 				switch s.GetStatus().GetCode() {
 				case tracepb.Status_STATUS_CODE_ERROR:
@@ -280,6 +283,65 @@ func Find(spans []Span, service, name string, kind trace.SpanKind) *Span {
 		}
 	}
 	return nil
+}
+
+// Tree renders spans as a tree, children under their parent in the
+// order they started: each line the span's name, kind and service, its
+// duration, and the attributes keys names (all of them when keys is
+// empty). Spans whose parent is not among spans are roots.
+func Tree(spans []Span, keys ...string) string {
+	ids := map[string]bool{}
+	children := map[string][]Span{}
+	for _, s := range spans {
+		ids[s.SpanID] = true
+	}
+	for _, s := range spans {
+		p := s.Parent
+		if !ids[p] {
+			p = ""
+		}
+		children[p] = append(children[p], s)
+	}
+	for _, c := range children {
+		slices.SortStableFunc(c, func(a, b Span) int { return a.Start.Compare(b.Start) })
+	}
+	var b strings.Builder
+	var walk func(parent, indent string)
+	walk = func(parent, indent string) {
+		c := children[parent]
+		for i, s := range c {
+			branch, next := "├─ ", "│  "
+			if i == len(c)-1 {
+				branch, next = "└─ ", "   "
+			}
+			if parent == "" {
+				branch, next = "", ""
+			}
+			fmt.Fprintf(&b, "%s%s%s  %s · %s · %s", indent, branch, s.Name, strings.ToUpper(s.Kind.String()), s.Service, s.End.Sub(s.Start).Round(time.Microsecond))
+			if s.Status == codes.Error {
+				b.WriteString(" · ERROR")
+				if s.StatusMessage != "" {
+					fmt.Fprintf(&b, " %q", s.StatusMessage)
+				}
+			}
+			b.WriteByte('\n')
+			names := keys
+			if len(names) == 0 {
+				for k := range s.Attrs {
+					names = append(names, k)
+				}
+				slices.Sort(names)
+			}
+			for _, k := range names {
+				if v, ok := s.Attrs[k]; ok {
+					fmt.Fprintf(&b, "%s%s    %s=%s\n", indent, next, k, v)
+				}
+			}
+			walk(s.SpanID, indent+next)
+		}
+	}
+	walk("", "")
+	return b.String()
 }
 
 // InTrace returns the spans of spans that belong to the trace traceID.

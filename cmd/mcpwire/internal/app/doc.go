@@ -47,6 +47,8 @@
 //	args.go    --args: inline JSON, @FILE, or - for stdin
 //	render.go  tables, JSON, content blocks
 //	log.go     --verbose: the server's stderr on ours, prefixed
+//	telemetry.go the Telemetry seam (OpenTelemetry, set by package cli):
+//	           instrumented client and server options, a span per command
 //
 // # Servers over HTTP, and OAuth
 //

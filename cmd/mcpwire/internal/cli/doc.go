@@ -40,6 +40,19 @@
 // returns is a usage error. Errors are one line on stderr,
 // "mcpwire: ...".
 //
+// # Telemetry
+//
+// When the standard OpenTelemetry environment asks for an OTLP export
+// (OTEL_EXPORTER_OTLP_ENDPOINT, or the endpoint of one signal), Main sets
+// up the SDK with package otlpenv of the otel module and gives the app
+// an app.Telemetry: every verb's client is instrumented, each command
+// that talks to a server has a span of its own ("mcpwire call") above
+// its client's, and mcpwire serve's server records its spans and
+// metrics; what is left is flushed at exit, within 5 s. Otherwise
+// nothing is set up (telemetry.go). The verb packages see only the
+// app.Telemetry interface; this package and the otel module are the
+// only ones of the command line that import OpenTelemetry.
+//
 // # Tests
 //
 // Each verb package tests its commands against the test server of
@@ -57,4 +70,6 @@
 // script_test.go runs the testscript scripts of
 // testdata/script, where mcpwire and the test servers are real
 // processes talking over stdio or HTTP (with OAuth in login.txtar).
+// telemetry_test.go runs mcpwire against mcpwire serve with an OTLP
+// receiver (testdata/telemetry) and checks the traces that arrive.
 package cli

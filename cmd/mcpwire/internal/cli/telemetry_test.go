@@ -43,6 +43,7 @@ func TestTelemetry(t *testing.T) {
 			spans = otlptest.InTrace(all, root.TraceID)
 			return otlptest.Find(spans, "mcpwire", c.call, trace.SpanKindServer) != nil
 		})
+		t.Logf("%s:\n%s", c.command, otlptest.Tree(spans, "mcp.protocol.version", "network.transport", "jsonrpc.request.id", "gen_ai.tool.name"))
 		cl := otlptest.Find(spans, "mcpwire", c.call, trace.SpanKindClient)
 		sv := otlptest.Find(spans, "mcpwire", c.call, trace.SpanKindServer)
 		hs := otlptest.Find(spans, "mcpwire", c.handshake, trace.SpanKindClient)
