@@ -46,15 +46,7 @@ func readParams(params []byte, want int, info *paramsInfo) {
 	if want == 0 || len(params) == 0 {
 		return
 	}
-	o, ok := jsonscan.ObjectAt(params, jsonscan.SkipSpace(params, 0))
-	if !ok {
-		return
-	}
-	for {
-		key, escaped, v, ok := o.Next()
-		if !ok {
-			return
-		}
+	jsonscan.EachMember(params, jsonscan.SkipSpace(params, 0), func(key []byte, escaped bool, v []byte) bool {
 		switch {
 		case want&wantName != 0 && jsonscan.KeyEqual(key, escaped, "name"):
 			if len(v) > 0 && v[0] == '"' {
@@ -65,29 +57,21 @@ func readParams(params []byte, want int, info *paramsInfo) {
 		case want&wantMeta != 0 && jsonscan.KeyEqual(key, escaped, "_meta"):
 			readMeta(v, info)
 		}
-	}
+		return true
+	})
 }
 
 // readMeta reads the protocol revision and the trace context of a _meta
 // object.
 func readMeta(meta []byte, info *paramsInfo) {
-	o, ok := jsonscan.ObjectAt(meta, 0)
-	if !ok {
-		return
-	}
-	for {
-		key, escaped, v, ok := o.Next()
-		if !ok {
-			return
-		}
+	jsonscan.EachMember(meta, 0, func(key []byte, escaped bool, v []byte) bool {
 		if jsonscan.KeyEqual(key, escaped, mcp.MetaKeyProtocolVersion) {
 			info.version = supportedVersion(v)
-			continue
-		}
-		if i := info.carrier.index(key, escaped); i >= 0 {
+		} else if i := info.carrier.index(key, escaped); i >= 0 {
 			info.carrier.vals[i] = str(v)
 		}
-	}
+		return true
+	})
 }
 
 // versions are the revisions mcpwire speaks, as strings.
@@ -144,39 +128,30 @@ func injectMeta(params []byte, c *carrier) []byte {
 		b = c.appendMembers(b, nil)
 		return append(b, "}}"...)
 	}
-	o, ok := jsonscan.ObjectAt(params, i)
-	if !ok {
-		return params
+	var meta []byte // the first _meta member's value
+	if !jsonscan.EachMember(params, i, func(key []byte, escaped bool, v []byte) bool {
+		if jsonscan.KeyEqual(key, escaped, "_meta") {
+			meta = v
+			return false
+		}
+		return true
+	}) {
+		return params // not an object, or malformed
 	}
-	for {
-		key, escaped, v, ok := o.Next()
-		if !ok {
-			break
-		}
-		if !jsonscan.KeyEqual(key, escaped, "_meta") {
-			continue
-		}
+	if meta != nil {
 		// Into the existing _meta, after its opening brace.
-		m, ok := jsonscan.ObjectAt(v, 0)
-		if !ok {
-			return params
-		}
 		var present [maxFields]bool
 		members := false
-		for {
-			k, esc, _, ok := m.Next()
-			if !ok {
-				break
-			}
+		if !jsonscan.EachMember(meta, 0, func(k []byte, esc bool, _ []byte) bool {
 			members = true
 			if j := c.index(k, esc); j >= 0 {
 				present[j] = true
 			}
+			return true
+		}) {
+			return params // _meta is not an object, or malformed
 		}
-		if m.Malformed() {
-			return params
-		}
-		at := offset(params, v) + 1 // just past the brace of _meta
+		at := offset(params, meta) + 1 // just past the brace of _meta
 		b := make([]byte, 0, len(params)+c.size()+1)
 		b = append(b, params[:at]...)
 		n := len(b)
@@ -188,9 +163,6 @@ func injectMeta(params []byte, c *carrier) []byte {
 			b = append(b, ',')
 		}
 		return append(b, params[at:]...)
-	}
-	if o.Malformed() {
-		return params
 	}
 	// A new _meta, as the first member.
 	at := i + 1
