@@ -71,7 +71,7 @@ func (is *issuer) token(t *testing.T, subject, audience, scope string) string {
 // scope mcp:tools, its key set found from the issuer's metadata.
 func protectedBridge(t *testing.T, is *issuer) *testBridge {
 	t.Helper()
-	return startBridge(t, Options{}, 0, func(base string) *auth.ResourceServer {
+	return startBridge(t, Options{}, httpLimits{}, func(base string) *auth.ResourceServer {
 		f := authFlags{issuer: is.URL, scopes: []string{"mcp:tools"}}
 		rs, err := f.resourceServer(context.Background(), base)
 		if err != nil {

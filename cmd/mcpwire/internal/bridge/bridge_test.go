@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mcpwire/mcpwire/auth"
 	"github.com/mcpwire/mcpwire/client"
@@ -32,10 +31,9 @@ type testBridge struct {
 }
 
 // startBridge starts a bridge of the tests' server (bo.Command unless
-// set) with the legacy sessions' idle timeout idle (0: the default),
-// behind the resource server that makeRS returns for the bridge's base
+// set) within the HTTP limits hl (zero: the defaults), behind the resource server that makeRS returns for the bridge's base
 // URL, if makeRS is not nil.
-func startBridge(t *testing.T, bo Options, idle time.Duration, makeRS func(base string) *auth.ResourceServer) *testBridge {
+func startBridge(t *testing.T, bo Options, hl httpLimits, makeRS func(base string) *auth.ResourceServer) *testBridge {
 	t.Helper()
 	if bo.Command == nil {
 		bo.Command = testCommand
@@ -52,7 +50,7 @@ func startBridge(t *testing.T, bo Options, idle time.Duration, makeRS func(base 
 	if makeRS != nil {
 		rs = makeRS(tb.base)
 	}
-	tb.h = newHTTP(b, idle, rs, slog.New(slog.DiscardHandler))
+	tb.h = newHTTP(b, hl, rs, slog.New(slog.DiscardHandler))
 	hs.Config.Handler = tb.h.mux
 	hs.Start()
 	t.Cleanup(tb.stop)
@@ -132,7 +130,7 @@ func callErr(ctx context.Context, s *client.Session, name string, args any) (str
 // rounds in the modern era, whose retries go to the process that asked.
 func TestEverythingServerThroughBridge(t *testing.T) {
 	bin := everythingServer(t)
-	tb := startBridge(t, Options{Command: func() *exec.Cmd { return exec.Command(bin, "-stdio") }, PoolSize: 3}, 0, nil)
+	tb := startBridge(t, Options{Command: func() *exec.Cmd { return exec.Command(bin, "-stdio") }, PoolSize: 3}, httpLimits{}, nil)
 	if !tb.Modern() {
 		t.Fatal("the everything-server speaks 2026-07-28; the bridge did not find out")
 	}
@@ -208,7 +206,7 @@ func TestEverythingServerThroughBridge(t *testing.T) {
 // progress tokens from the same start, yet each gets its own answers,
 // progress and log messages, and nothing of the others'.
 func TestModernClientsKeptApart(t *testing.T) {
-	tb := startBridge(t, Options{PoolSize: 1, PoolConcurrency: 64}, 0, nil)
+	tb := startBridge(t, Options{PoolSize: 1, PoolConcurrency: 64}, httpLimits{}, nil)
 	const clients, rounds, steps = 8, 5, 3
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
@@ -245,7 +243,7 @@ func TestModernClientsKeptApart(t *testing.T) {
 // request id, so a pooled process serves one request that asked for them
 // at a time; many such requests at once each get exactly their own.
 func TestModernLogMessagesOfConcurrentRequests(t *testing.T) {
-	tb := startBridge(t, Options{PoolSize: 2, PoolConcurrency: 8}, 0, nil)
+	tb := startBridge(t, Options{PoolSize: 2, PoolConcurrency: 8}, httpLimits{}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -280,7 +278,7 @@ func TestModernLogMessagesOfConcurrentRequests(t *testing.T) {
 // gets 400 and -32020.
 func TestModernParamHeadersChecked(t *testing.T) {
 	bin := everythingServer(t)
-	tb := startBridge(t, Options{Command: func() *exec.Cmd { return exec.Command(bin, "-stdio") }}, 0, nil)
+	tb := startBridge(t, Options{Command: func() *exec.Cmd { return exec.Command(bin, "-stdio") }}, httpLimits{}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	s := connect(t, tb.base, mcp.Version20260728, nil)
@@ -314,7 +312,7 @@ func TestModernParamHeadersChecked(t *testing.T) {
 // client closes it (the process is told, and the listen no longer counts).
 func TestModernListen(t *testing.T) {
 	bin := everythingServer(t)
-	tb := startBridge(t, Options{Command: func() *exec.Cmd { return exec.Command(bin, "-stdio") }, PoolSize: 1, MaxListens: 1}, 0, nil)
+	tb := startBridge(t, Options{Command: func() *exec.Cmd { return exec.Command(bin, "-stdio") }, PoolSize: 1, MaxListens: 1}, httpLimits{}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	changed := make(chan string, 4)

@@ -73,10 +73,10 @@ const bridgeExample = `  mcpwire bridge --listen 127.0.0.1:3000 -- npx -y @model
 
 // options are the flags of mcpwire bridge.
 type options struct {
-	listen      string
-	idleTimeout time.Duration
-	bridge      Options
-	auth        authFlags
+	listen string
+	http   httpLimits
+	bridge Options
+	auth   authFlags
 }
 
 func newBridgeCmd(a *app.App) *cobra.Command {
@@ -115,7 +115,12 @@ func newBridgeCmd(a *app.App) *cobra.Command {
 	fs := cmd.Flags()
 	b := &o.bridge
 	fs.Var(app.NamedString(&o.listen, "ADDR"), "listen", "serve the stdio server over HTTP on this address, such as 127.0.0.1:3000")
-	fs.DurationVar(&o.idleTimeout, "idle-timeout", DefaultSessionIdleTimeout, "stop a legacy session's server process after this long without a request or an open stream")
+	fs.DurationVar(&o.http.idle, "idle-timeout", DefaultSessionIdleTimeout, "stop a legacy session's server process after this long without a request or an open stream")
+	fs.IntVar(&o.http.maxMessage, "max-message-size", DefaultMaxMessageSize, "largest message in bytes, from a client (413 beyond) or from a server process")
+	fs.IntVar(&o.http.replayEvents, "replay-events", DefaultReplayEvents, "events kept per legacy session for a client that resumes its stream (Last-Event-ID)")
+	fs.Int64Var(&o.http.replayBytes, "replay-bytes", DefaultReplayBytes, "bytes of events kept per legacy session for a client that resumes its stream")
+	fs.Int64Var(&o.http.replayMemory, "replay-memory", DefaultReplayMemory, "bytes of events kept for all legacy sessions together; the quietest session's oldest go first")
+	fs.DurationVar(&o.http.writeTimeout, "write-timeout", DefaultWriteTimeout, "drop a client's stream that takes longer than this to accept one message")
 	fs.IntVar(&b.MaxSessions, "max-sessions", DefaultMaxSessions, "legacy sessions at once, each with its own server process")
 	fs.IntVar(&b.MaxSessionCalls, "max-session-calls", DefaultMaxSessionCalls, "calls of one legacy session in flight at once")
 	fs.IntVar(&b.PoolSize, "pool-size", DefaultPoolSize, "server processes serving modern (2026-07-28) requests")
@@ -131,7 +136,7 @@ func newBridgeCmd(a *app.App) *cobra.Command {
 }
 
 // forwardFlags are the flags of a bridge of a stdio server.
-var forwardFlags = []string{"listen", "idle-timeout", "max-sessions", "max-session-calls", "pool-size", "pool-concurrency",
+var forwardFlags = []string{"listen", "idle-timeout", "max-message-size", "replay-events", "replay-bytes", "replay-memory", "write-timeout", "max-sessions", "max-session-calls", "pool-size", "pool-concurrency",
 	"max-queued", "queue-timeout", "max-listens", "pool-idle-timeout", "probe-timeout", "drain-timeout",
 	"auth-issuer", "auth-jwks", "auth-resource", "auth-scope"}
 

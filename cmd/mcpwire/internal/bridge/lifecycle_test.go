@@ -126,7 +126,7 @@ func (e *events) next() (event, error) {
 // exactly once and in order, from the same server process, which the
 // drop did not stop.
 func TestClientReconnectsMidCall(t *testing.T) {
-	tb := startBridge(t, Options{}, 0, nil)
+	tb := startBridge(t, Options{}, httpLimits{}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	c := &rawClient{t: t, url: tb.base + "/mcp"}
@@ -231,7 +231,7 @@ func rawCall(t *testing.T, ctx context.Context, c *rawClient, id int, tool, args
 // process.
 func TestManyClients(t *testing.T) {
 	const legacy, modern, calls = 12, 12, 4
-	tb := startBridge(t, Options{PoolSize: 2}, 0, nil)
+	tb := startBridge(t, Options{PoolSize: 2}, httpLimits{}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	var mu sync.Mutex
@@ -287,7 +287,7 @@ func TestManyClients(t *testing.T) {
 // the session's next request gets 404. An idle pooled process stops too,
 // and the next modern request starts another.
 func TestIdleTimeout(t *testing.T) {
-	tb := startBridge(t, Options{PoolIdleTimeout: 300 * time.Millisecond}, 300*time.Millisecond, nil)
+	tb := startBridge(t, Options{PoolIdleTimeout: 300 * time.Millisecond}, httpLimits{idle: 300 * time.Millisecond}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 
@@ -314,7 +314,7 @@ func TestIdleTimeout(t *testing.T) {
 // (status and last line of stderr); a legacy session ends with it (404:
 // mcpwire's client opens a new one), and the pool starts a new process.
 func TestServerCrash(t *testing.T) {
-	tb := startBridge(t, Options{}, 0, nil)
+	tb := startBridge(t, Options{}, httpLimits{}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
@@ -335,7 +335,7 @@ func TestServerCrash(t *testing.T) {
 // (the bridge tells the process, with the id it gave the request), a
 // legacy one sends notifications/cancelled.
 func TestCancellation(t *testing.T) {
-	tb := startBridge(t, Options{PoolSize: 1}, 0, nil)
+	tb := startBridge(t, Options{PoolSize: 1}, httpLimits{}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	for _, version := range []mcp.Version{mcp.Version20260728, mcp.Version20251125} {
@@ -354,7 +354,7 @@ func TestCancellation(t *testing.T) {
 // are answered (legacy and modern), new work is refused, and every
 // process stops.
 func TestShutdownDrains(t *testing.T) {
-	tb := startBridge(t, Options{}, 0, nil)
+	tb := startBridge(t, Options{}, httpLimits{}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	var wg sync.WaitGroup

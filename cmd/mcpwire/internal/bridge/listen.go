@@ -45,11 +45,12 @@ func runForward(ctx context.Context, a *app.App, o *options) error {
 	}
 	bo := o.bridge
 	bo.Command, bo.Logger, bo.Observer = t.Cmd, log, t.Observer
+	bo.Limits.MaxMessageSize = o.http.maxMessage
 	b, err := New(ctx, bo)
 	if err != nil {
 		return app.ConnectErrorf("cannot start the server %q: %v", t.Name(), err)
 	}
-	h := newHTTP(b, o.idleTimeout, rs, log)
+	h := newHTTP(b, o.http, rs, log)
 	hs := &http.Server{Handler: h.mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 
 	fmt.Fprintf(a.Stdout, "%s/mcp\n", base)
@@ -87,9 +88,11 @@ func checkLimits(o *options) error {
 	b := &o.bridge
 	for _, l := range []struct {
 		name string
-		v    int
-	}{{"max-sessions", b.MaxSessions}, {"max-session-calls", b.MaxSessionCalls}, {"pool-size", b.PoolSize},
-		{"pool-concurrency", b.PoolConcurrency}, {"max-queued", b.MaxQueued}, {"max-listens", b.MaxListens}} {
+		v    int64
+	}{{"max-sessions", int64(b.MaxSessions)}, {"max-session-calls", int64(b.MaxSessionCalls)}, {"pool-size", int64(b.PoolSize)},
+		{"pool-concurrency", int64(b.PoolConcurrency)}, {"max-queued", int64(b.MaxQueued)}, {"max-listens", int64(b.MaxListens)},
+		{"max-message-size", int64(o.http.maxMessage)}, {"replay-events", int64(o.http.replayEvents)},
+		{"replay-bytes", o.http.replayBytes}, {"replay-memory", o.http.replayMemory}} {
 		if l.v < 1 {
 			return app.UsageErrorf("--%s must be at least 1, got %d", l.name, l.v)
 		}
@@ -97,7 +100,7 @@ func checkLimits(o *options) error {
 	for _, l := range []struct {
 		name string
 		v    time.Duration
-	}{{"idle-timeout", o.idleTimeout}, {"queue-timeout", b.QueueTimeout}, {"pool-idle-timeout", b.PoolIdleTimeout},
+	}{{"idle-timeout", o.http.idle}, {"write-timeout", o.http.writeTimeout}, {"queue-timeout", b.QueueTimeout}, {"pool-idle-timeout", b.PoolIdleTimeout},
 		{"probe-timeout", b.ProbeTimeout}, {"drain-timeout", b.DrainTimeout}} {
 		if l.v <= 0 {
 			return app.UsageErrorf("--%s must be positive, got %s", l.name, l.v)
@@ -113,13 +116,65 @@ type httpSide struct {
 	sse        *sse.Handler
 }
 
-// newHTTP mounts the handlers that serve b, behind rs when it is not nil;
-// legacy sessions end after idle without a request (default
-// DefaultSessionIdleTimeout).
-func newHTTP(b *Bridge, idle time.Duration, rs *auth.ResourceServer, log *slog.Logger) *httpSide {
-	if idle <= 0 {
-		idle = DefaultSessionIdleTimeout
+// Defaults of the HTTP side's limits; each has a flag of mcpwire bridge.
+const (
+	// DefaultMaxMessageSize bounds one message in bytes: a client's POST
+	// body (413 beyond), and what a server process writes
+	// (--max-message-size). That of package jsonrpc, which a stdio
+	// server accepts, above the HTTP handlers' own 4 MiB.
+	DefaultMaxMessageSize = jsonrpc.DefaultMaxMessageSize
+	// DefaultReplayEvents bounds the events kept for one legacy session,
+	// for a client that resumes its stream with Last-Event-ID
+	// (--replay-events); one that resumes after an evicted event gets
+	// 400, not a stream with a hole in it.
+	DefaultReplayEvents = streamable.DefaultMaxEventsPerSession
+	// DefaultReplayBytes bounds the bytes of those events per session
+	// (--replay-bytes).
+	DefaultReplayBytes = streamable.DefaultMaxBytesPerSession
+	// DefaultReplayMemory bounds the bytes of the events of all sessions
+	// (--replay-memory).
+	DefaultReplayMemory = streamable.DefaultMaxEventBytes
+	// DefaultWriteTimeout bounds the writing of one message to a client's
+	// stream, which is dropped after it (--write-timeout).
+	DefaultWriteTimeout = streamable.DefaultWriteTimeout
+)
+
+// httpLimits are the limits of the HTTP side; every zero field means its
+// default.
+type httpLimits struct {
+	idle         time.Duration // a legacy session without a request or a stream ends (DefaultSessionIdleTimeout)
+	maxMessage   int
+	replayEvents int
+	replayBytes  int64
+	replayMemory int64
+	writeTimeout time.Duration
+}
+
+func (l *httpLimits) setDefaults() {
+	if l.idle <= 0 {
+		l.idle = DefaultSessionIdleTimeout
 	}
+	if l.maxMessage <= 0 {
+		l.maxMessage = DefaultMaxMessageSize
+	}
+	if l.replayEvents <= 0 {
+		l.replayEvents = DefaultReplayEvents
+	}
+	if l.replayBytes <= 0 {
+		l.replayBytes = DefaultReplayBytes
+	}
+	if l.replayMemory <= 0 {
+		l.replayMemory = DefaultReplayMemory
+	}
+	if l.writeTimeout <= 0 {
+		l.writeTimeout = DefaultWriteTimeout
+	}
+}
+
+// newHTTP mounts the handlers that serve b, within the limits l, behind
+// rs when it is not nil.
+func newHTTP(b *Bridge, l httpLimits, rs *auth.ResourceServer, log *slog.Logger) *httpSide {
+	l.setDefaults()
 	var owner func(*http.Request) string
 	if rs != nil {
 		owner = func(r *http.Request) string { return auth.Principal(r.Context()) }
@@ -127,17 +182,20 @@ func newHTTP(b *Bridge, idle time.Duration, rs *auth.ResourceServer, log *slog.L
 	h := &httpSide{mux: http.NewServeMux()}
 	h.streamable = streamable.NewHandler(b, &streamable.HandlerOptions{
 		Logger:             log,
-		MaxBodyBytes:       jsonrpc.DefaultMaxMessageSize, // what a stdio server accepts
+		MaxBodyBytes:       int64(l.maxMessage),
 		MaxSessions:        b.opts.MaxSessions,
-		SessionIdleTimeout: idle,
-		EventStore:         streamable.NewMemoryEventStore(nil),
-		SessionOwner:       owner,
+		SessionIdleTimeout: l.idle,
+		WriteTimeout:       l.writeTimeout,
+		EventStore: streamable.NewMemoryEventStore(&streamable.MemoryEventStoreOptions{
+			MaxEventsPerSession: l.replayEvents, MaxBytesPerSession: l.replayBytes, MaxBytes: l.replayMemory}),
+		SessionOwner: owner,
 	})
 	h.sse = sse.NewHandler(b, &sse.HandlerOptions{
 		Logger:       log,
-		MaxBodyBytes: jsonrpc.DefaultMaxMessageSize,
+		MaxBodyBytes: int64(l.maxMessage),
 		MaxSessions:  b.opts.MaxSessions,
 		MaxInFlight:  b.opts.MaxSessionCalls,
+		WriteTimeout: l.writeTimeout,
 		SessionOwner: owner,
 	})
 	if rs == nil {
