@@ -67,6 +67,13 @@ func (tb *testBridge) stop() {
 	})
 }
 
+// openSessions returns the number of legacy sessions not ended.
+func (tb *testBridge) openSessions() int {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return len(tb.open)
+}
+
 // connect opens a session of mcpwire's client to the bridge's /mcp in
 // the given revision ("": the client's choice, modern first).
 func connect(t *testing.T, url string, version mcp.Version, opts *client.Options) *client.Session {
