@@ -48,6 +48,9 @@
 // asks. Messages of the Bus published while an instance is cut off are
 // lost for it; follows of a stream read it again every FollowPoll.
 //
-// Redis Cluster is not supported (the scripts touch keys of several
-// slots); use one Redis, with a replica and Sentinel for failover.
+// Options.URL names one Redis server. Redis Cluster is not supported
+// (the scripts touch keys of several slots), and Sentinel discovery is
+// not built in: for failover, name an address that follows the primary.
+// docs/scaleout.md shows a deployment (Compose, Kubernetes) and the
+// benchmark.
 package redis
