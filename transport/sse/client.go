@@ -62,13 +62,19 @@ const (
 	DefaultMaxQueued = 256
 )
 
+// DefaultMaxIdleConnsPerHost is how many idle connections to the server
+// the transport's own HTTP client keeps for its POSTs (Go's default, 2,
+// makes concurrent calls open and close a connection each).
+const DefaultMaxIdleConnsPerHost = 64
+
 // ClientOptions configure a client Transport. A nil *ClientOptions, and
 // every zero field, mean the defaults.
 type ClientOptions struct {
 	// HTTPClient sends the GET and the POSTs. Its Timeout must be zero,
 	// since the GET stream lasts as long as the connection. Default: a
-	// client of the transport's own (a clone of http.DefaultTransport),
-	// whose idle connections are closed with each connection.
+	// client of the transport's own (a clone of http.DefaultTransport
+	// keeping DefaultMaxIdleConnsPerHost idle connections), whose idle
+	// connections are closed with each connection.
 	HTTPClient *http.Client
 	// Header is added to every request: authorization, for instance.
 	Header http.Header
@@ -122,6 +128,7 @@ func NewTransport(url string, opts *ClientOptions) *Transport {
 	if t.client == nil {
 		if dt, ok := http.DefaultTransport.(*http.Transport); ok {
 			t.ownIdle = dt.Clone()
+			t.ownIdle.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
 			t.client = &http.Client{Transport: t.ownIdle}
 		} else {
 			t.client = &http.Client{}

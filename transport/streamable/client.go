@@ -35,6 +35,12 @@ const (
 	DefaultMaxQueued = 256
 	// DefaultMaxInFlight bounds the calls awaiting their response.
 	DefaultMaxInFlight = 1024
+	// DefaultMaxIdleConnsPerHost is how many idle connections to the
+	// server the transport's own HTTP client keeps for reuse. Go's
+	// default, 2, makes a client with more calls at once open and close
+	// a connection for most of them (and leave thousands of sockets in
+	// TIME_WAIT under load).
+	DefaultMaxIdleConnsPerHost = 64
 )
 
 // ClientOptions configure a client Transport. A nil *ClientOptions, and
@@ -42,8 +48,9 @@ const (
 type ClientOptions struct {
 	// HTTPClient sends every request. Its Timeout must be zero, since
 	// response streams last as long as their request. Default: a client
-	// of the transport's own (a clone of http.DefaultTransport), whose
-	// idle connections are closed with each ClientConn.
+	// of the transport's own (a clone of http.DefaultTransport keeping
+	// DefaultMaxIdleConnsPerHost idle connections), whose idle
+	// connections are closed with each ClientConn.
 	HTTPClient *http.Client
 	// Header is added to every request: authorization, for instance. The
 	// transport's own headers win over it.
@@ -185,6 +192,7 @@ func NewTransport(url string, opts *ClientOptions) *Transport {
 	if t.client == nil {
 		if dt, ok := http.DefaultTransport.(*http.Transport); ok {
 			t.ownIdle = dt.Clone()
+			t.ownIdle.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
 			t.client = &http.Client{Transport: t.ownIdle}
 		} else {
 			t.client = &http.Client{}

@@ -86,6 +86,7 @@ func httpClient(t *Target, log *slog.Logger) (*http.Client, http.Header, *httpWa
 		hdr.Add(h.Key, h.Value)
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxIdleConnsPerHost = streamable.DefaultMaxIdleConnsPerHost // Go's 2 would reopen connections under -c N
 	w := &httpWatch{url: t.URL, login: "--url " + t.URL, authHeader: hdr.Get("Authorization") != ""}
 	if t.Config != nil {
 		w.login = "@" + t.Config.Name
