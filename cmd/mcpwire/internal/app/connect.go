@@ -307,7 +307,7 @@ func (p *process) Connect(ctx context.Context) (transport.Conn, error) {
 		case errors.As(err, &pe):
 			return nil, ConnectErrorf("cannot start the server %q: %v", p.name, pe.Err)
 		}
-		return nil, ConnectErrorf("cannot start the server %q: %v", p.name, trimPrefixes(err.Error()))
+		return nil, ConnectErrorf("cannot start the server %q: %v", p.name, TrimPrefixes(err.Error()))
 	}
 	p.mu.Lock()
 	p.conn = c
@@ -337,7 +337,7 @@ func (p *process) exit() *serverGone {
 		g.early = early
 		return g
 	case err != nil:
-		return &serverGone{how: "could not be waited for (" + trimPrefixes(err.Error()) + ")", early: early}
+		return &serverGone{how: "could not be waited for (" + TrimPrefixes(err.Error()) + ")", early: early}
 	case early:
 		return &serverGone{how: "exited with status 0", early: true}
 	}

@@ -132,7 +132,7 @@ func (a *App) describe(err error) error {
 	case errors.As(err, &je):
 		return fmt.Errorf("server error: %s (code %d)", je.Message, int64(je.Code))
 	}
-	return errors.New(trimPrefixes(err.Error()))
+	return errors.New(TrimPrefixes(err.Error()))
 }
 
 // invalidMessage says what was wrong with a message of the server, where
@@ -142,10 +142,10 @@ func invalidMessage(fe *jsonrpc.FrameError) string {
 	return fmt.Sprintf("%s (message %d from the server, %s)", fe.Err.Rule(), fe.N, fe.Err.Excerpt())
 }
 
-// trimPrefixes removes the package prefixes that the library's errors
+// TrimPrefixes removes the package prefixes that the library's errors
 // start with ("mcp client: ", "jsonrpc: ", "command: ", "streamable: ",
-// "sse: ").
-func trimPrefixes(s string) string {
+// "sse: "), for a message shown to a person.
+func TrimPrefixes(s string) string {
 	for {
 		t := s
 		for _, p := range []string{"mcp client: ", "jsonrpc: ", "command: ", "streamable: ", "sse: "} {

@@ -234,7 +234,7 @@ func (w *httpWatch) diagnose(err error) error {
 // the streamable client says it, but for refused credentials.
 func (w *httpWatch) describeStatus(status int, je *jsonrpc.Error, ch auth.Challenge) error {
 	if status != http.StatusUnauthorized {
-		return errors.New(trimPrefixes(je.Message))
+		return errors.New(TrimPrefixes(je.Message))
 	}
 	why := "HTTP 401"
 	if e := ch.Param("error"); e != "" {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 )
@@ -55,22 +56,7 @@ func describe(err error) *opError {
 	case errors.Is(err, context.Canceled):
 		return &opError{Message: "cancelled"}
 	}
-	return &opError{Message: trimPrefixes(err.Error())}
-}
-
-// trimPrefixes removes the package prefixes that the library's errors
-// start with.
-func trimPrefixes(s string) string {
-	for {
-		t := s
-		for _, p := range []string{"mcp client: ", "jsonrpc: ", "command: ", "streamable: ", "sse: "} {
-			t = strings.TrimPrefix(t, p)
-		}
-		if t == s {
-			return s
-		}
-		s = t
-	}
+	return &opError{Message: app.TrimPrefixes(err.Error())}
 }
 
 // strictJSON decodes data into v: unknown members and trailing data are
