@@ -457,14 +457,19 @@ func (c *ClientConn) deleteSession(sid, version string) {
 // setHeaders puts the user's headers, then the legacy session headers,
 // on h.
 func (c *ClientConn) setHeaders(h http.Header, sid, version string) {
-	for k, vs := range c.t.opts.Header {
-		h[k] = append([]string(nil), vs...)
-	}
+	c.setUserHeaders(h)
 	if version != "" {
 		h[hdrKeyProtocolVersion] = []string{version}
 	}
 	if sid != "" {
 		h[hdrKeySessionID] = []string{sid}
+	}
+}
+
+// setUserHeaders puts copies of ClientOptions.Header on h.
+func (c *ClientConn) setUserHeaders(h http.Header) {
+	for k, vs := range c.t.opts.Header {
+		h[k] = append([]string(nil), vs...)
 	}
 }
 

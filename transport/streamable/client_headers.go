@@ -20,67 +20,69 @@ import (
 // (equal to _meta's), Mcp-Method, Mcp-Name and the Mcp-Param headers of
 // the tool called, and no session; legacy ones carry the negotiated
 // version and the session, once known.
+//
+// The params are read where they lie (they have been encoded, so they
+// are well-formed JSON), and the values share one array: a modern
+// tools/call's headers cost the map and that array.
 func (c *ClientConn) postHeaderLocked(req *jsonrpc.Request, modern string) http.Header {
 	h := make(http.Header, 8)
+	vals := clientHeaderValues{h: h, v: make([]string, 0, 6)}
 	if modern != "" {
-		c.setHeaders(h, "", modern)
-		h[hdrKeyMethod] = []string{req.Method}
-		c.modernHeadersLocked(h, req)
+		c.setUserHeaders(h)
+		vals.set(hdrKeyProtocolVersion, modern)
+		vals.set(hdrKeyMethod, req.Method)
+		c.modernHeadersLocked(&vals, req)
 	} else {
-		c.setHeaders(h, c.session, c.version)
+		c.setUserHeaders(h)
+		if c.version != "" {
+			vals.set(hdrKeyProtocolVersion, c.version)
+		}
+		if c.session != "" {
+			vals.set(hdrKeySessionID, c.session)
+		}
 	}
-	h["Content-Type"] = []string{"application/json"}
-	h["Accept"] = []string{"application/json, text/event-stream"}
+	vals.set("Content-Type", "application/json")
+	vals.set("Accept", "application/json, text/event-stream")
 	return h
 }
 
+// clientHeaderValues sets headers whose values share one array.
+type clientHeaderValues struct {
+	h http.Header
+	v []string
+}
+
+// set sets header k, a canonical key, to the single value v.
+func (hv *clientHeaderValues) set(k, v string) {
+	hv.v = append(hv.v, v)
+	n := len(hv.v)
+	hv.h[k] = hv.v[n-1 : n : n]
+}
+
 // modernHeadersLocked adds Mcp-Name and the Mcp-Param headers of req.
-func (c *ClientConn) modernHeadersLocked(h http.Header, req *jsonrpc.Request) {
+func (c *ClientConn) modernHeadersLocked(hv *clientHeaderValues, req *jsonrpc.Request) {
 	key := mcp.NameHeaderParam(req.Method)
-	if key == "" && req.Method != mcp.MethodCallTool {
+	if key == "" {
 		return
 	}
-	var params map[string]json.RawMessage
-	if json.Unmarshal(req.Params, &params) != nil {
+	name, ok := jsonString(member(req.Params, key))
+	if !ok {
 		return
 	}
-	if key != "" {
-		if s, ok := clientJSONString(params[key]); ok {
-			h[hdrKeyName] = []string{mcp.EncodeHeaderValue(s)}
-		}
-	}
+	hv.set(hdrKeyName, mcp.EncodeHeaderValue(name))
 	if req.Method != mcp.MethodCallTool {
 		return
 	}
-	name, _ := clientJSONString(params["name"])
-	for _, p := range c.params.lookup(name) {
-		if v, ok := clientHeaderArg(clientArgAt(params["arguments"], p.Path)); ok {
-			h[http.CanonicalHeaderKey(mcp.HeaderParamPrefix+p.Name)] = []string{v}
+	params := c.params.lookup(name)
+	if len(params) == 0 {
+		return
+	}
+	args := member(req.Params, "arguments")
+	for _, p := range params {
+		if v, ok := clientHeaderArg(memberPath(args, p.Path)); ok {
+			hv.set(http.CanonicalHeaderKey(mcp.HeaderParamPrefix+p.Name), v)
 		}
 	}
-}
-
-// clientJSONString returns the string raw encodes.
-func clientJSONString(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", false
-	}
-	var s string
-	return s, json.Unmarshal(raw, &s) == nil
-}
-
-// clientArgAt returns the value reached from the arguments object through
-// the property names of path, or nil.
-func clientArgAt(args json.RawMessage, path []string) json.RawMessage {
-	v := args
-	for _, name := range path {
-		var obj map[string]json.RawMessage
-		if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &obj) != nil {
-			return nil
-		}
-		v = obj[name]
-	}
-	return v
 }
 
 // clientHeaderArg returns the header value that mirrors an argument: a
@@ -92,7 +94,7 @@ func clientHeaderArg(v json.RawMessage) (string, bool) {
 	}
 	switch c := v[0]; {
 	case c == '"':
-		s, ok := clientJSONString(v)
+		s, ok := jsonString(v)
 		if !ok {
 			return "", false
 		}

@@ -101,14 +101,24 @@ func (c *ClientConn) writeCall(ctx context.Context, req *jsonrpc.Request, body [
 	}
 }
 
+// clientKnownVersions are the revisions whose names clientModernVersion
+// returns without allocating.
+var clientKnownVersions = mcp.SupportedVersions()
+
 // clientModernVersion returns the protocol version of a modern request's
 // _meta, or "" for a legacy message.
 func clientModernVersion(req *jsonrpc.Request) string {
-	meta, err := mcp.DecodeRequestMeta(req.Params)
-	if err != nil {
+	raw := member(member(req.Params, metaKey), mcp.MetaKeyProtocolVersion)
+	if raw == nil {
 		return ""
 	}
-	return string(meta.ProtocolVersion)
+	for _, v := range clientKnownVersions { // no allocation for a known version
+		if stringEquals(raw, string(v)) {
+			return string(v)
+		}
+	}
+	v, _ := jsonString(raw)
+	return v
 }
 
 // resetSessionLocked forgets the legacy session: its id, its version and
