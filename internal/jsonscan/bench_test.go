@@ -12,6 +12,8 @@ var benchTexts = []struct{ name, text string }{
 	{"unicode", `{"text":"` + strings.Repeat("héllo wörld ✓ 日本語 ", 8) + `"}`},
 	{"manykeys", `{` + manyMembers(40) + `}`},
 	{"long", `{"text":"` + strings.Repeat("x", 64<<10) + `"}`},
+	// Source code in a tool result: an escape every few bytes.
+	{"escaped", `{"text":"` + strings.Repeat(`func main() {\n\tfmt.Println(\"hello, world\")\n}\n`, 16) + `"}`},
 }
 
 func BenchmarkScan(b *testing.B) {

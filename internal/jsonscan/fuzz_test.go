@@ -22,6 +22,12 @@ var seeds = []string{
 	// looking byte by byte and starts searching for quotes.
 	`["` + strings.Repeat("a", 30) + `\"x\\\"y"]`, `["` + strings.Repeat("a", 31) + `\"x"]`, `{"k":"` + strings.Repeat(`\\`, 20) + `"}`,
 	`["` + strings.Repeat("a", 40) + `\\\\\"` + strings.Repeat("b", 40) + `\\"]`, `"` + strings.Repeat("a", 31) + `\`,
+	// Strings read eight bytes at a time: a quote, an escape, a control
+	// character or a non-ASCII byte on each side of a word's edge.
+	`"` + strings.Repeat("a", 7) + `"`, `"` + strings.Repeat("a", 8) + `"`, `"` + strings.Repeat("a", 6) + `\n` + strings.Repeat("b", 9) + `"`,
+	`"` + strings.Repeat("a", 7) + `\u00e9` + strings.Repeat("b", 7) + `"`, "\"" + strings.Repeat("a", 7) + "\x1f" + strings.Repeat("b", 8) + "\"",
+	"\"" + strings.Repeat("a", 7) + "\xc3\xa9" + strings.Repeat("b", 8) + "\"", "\"" + strings.Repeat("a", 8) + "\xc3" + strings.Repeat("b", 8) + "\"",
+	"\"" + strings.Repeat("a", 8) + "\x7f\xf4\x90\x80\x80" + `"`, `{"` + strings.Repeat(`\n`, 9) + `":"` + strings.Repeat(`a\"`, 6) + `"}`,
 }
 
 // FuzzScanner holds every claim of the package to encoding/json's

@@ -40,6 +40,35 @@ func TestScannerErrors(t *testing.T) {
 		{"\xef\xbb\xbf{}", UnexpectedChar, 0},
 		{strings.Repeat("[", 5) + strings.Repeat("]", 5), TooDeep, 4},
 		{`{"a":{"b":{"c":{"d":{}}}}}`, TooDeep, 20},
+		// Inside and after strings long enough to be read eight bytes at a
+		// time: the offset is the byte's, not its word's.
+		{`"` + strings.Repeat("a", 13) + "\x01" + `"`, ControlChar, 14},
+		{`"` + strings.Repeat("a", 16) + `\q"`, BadEscape, 17},
+		{`"` + strings.Repeat("a", 9) + `\n` + strings.Repeat("b", 9) + `\u00G0"`, BadUnicodeEscape, 21},
+		{`"` + strings.Repeat("a", 9) + `\"` + strings.Repeat("b", 20), UnterminatedString, 32},
+		{`"` + strings.Repeat("é", 6) + "\n", ControlChar, 13},
+		{`"` + strings.Repeat("a", 20) + `\`, UnterminatedString, 21},
+		{`"` + strings.Repeat("a", 20) + `\u12`, BadUnicodeEscape, 21},
+		{`["` + strings.Repeat("a", 20) + `" "b"]`, ArraySeparator, 24},
+		{`{"` + strings.Repeat("k", 20) + `" "b"}`, ExpectedColon, 24},
+		// Each kind where a value is expected inside arrays and objects.
+		{`[`, UnexpectedEOF, 1},
+		{`{"a":`, UnexpectedEOF, 5},
+		{`{"a":}`, UnexpectedChar, 5},
+		{`[fals]`, BadLiteral, 1},
+		{`{"a":nulL}`, BadLiteral, 5},
+		{`[-x]`, BadNumber, 2},
+		{`{"a":1e}`, BadNumber, 7},
+		{`[1.5E-]`, BadNumber, 6},
+		{`{"a":"b}`, UnterminatedString, 8},
+		{`{"a":[1,{"b":[]`, UnterminatedObject, 15},
+		{`[{"a":1}`, UnterminatedArray, 8},
+		{`[1}`, ArraySeparator, 2},
+		{`{"a":1]`, ObjectSeparator, 6},
+		{`{"a":1,"b"`, ExpectedColon, 10},
+		{`{"a":1,`, ExpectedKey, 7},
+		{`[] []`, TrailingData, 3},
+		{`{"a":[[[[]]]]}`, TooDeep, 8},
 	} {
 		s := Scanner{Data: []byte(tc.in), MaxDepth: 4}
 		if s.Document() {
@@ -49,19 +78,50 @@ func TestScannerErrors(t *testing.T) {
 		if e := s.Err(); e.Kind != tc.kind || e.Offset != tc.offset {
 			t.Errorf("%q: %v at %d, want %v at %d", tc.in, e.Kind, e.Offset, tc.kind, tc.offset)
 		}
+		if tc.kind != TooDeep {
+			// Member by member (as the strict decoder reads), the same error.
+			memberwise(t, []byte(tc.in), false, Error{tc.kind, tc.offset}, false, "")
+		}
 	}
 }
 
 func TestScannerUTF8(t *testing.T) {
-	for _, in := range []string{"\"\xff\"", "\"a\xc3\"", "\"\xed\xa0\x80\"", "{\"\xdf\":0}"} {
-		lax := Scanner{Data: []byte(in), MaxDepth: 8}
+	for _, tc := range []struct {
+		in     string
+		offset int
+	}{
+		{"\"\xff\"", 1},
+		{"\"a\xc3\"", 2},
+		{"\"\xed\xa0\x80\"", 1}, // an encoded surrogate
+		{"{\"\xdf\":0}", 2},
+		{"\"" + strings.Repeat("a", 11) + "\xc0\x80\"", 12}, // overlong, after a word of ASCII
+		{"[\"é\\n" + strings.Repeat("b", 10) + "\xf8\"]", 16},
+		{"\"" + strings.Repeat("日", 3) + "\xe6\x97\"", 10}, // cut short
+	} {
+		lax := Scanner{Data: []byte(tc.in), MaxDepth: 8}
 		if !lax.Document() {
-			t.Errorf("%q without UTF8: %v", in, lax.Err().Kind)
+			t.Errorf("%q without UTF8: %v", tc.in, lax.Err().Kind)
 		}
-		strict := Scanner{Data: []byte(in), MaxDepth: 8, Flags: UTF8}
-		if strict.Document() || strict.Err().Kind != InvalidUTF8 {
-			t.Errorf("%q with UTF8: %v", in, strict.Err().Kind)
+		strict := Scanner{Data: []byte(tc.in), MaxDepth: 8, Flags: UTF8}
+		ok := strict.Document()
+		if e := strict.Err(); ok || e != (Error{InvalidUTF8, tc.offset}) {
+			t.Errorf("%q with UTF8: %v at %d, want %v at %d", tc.in, e.Kind, e.Offset, InvalidUTF8, tc.offset)
 		}
+	}
+}
+
+// TestKindText checks that every kind has its own text.
+func TestKindText(t *testing.T) {
+	seen := map[string]Kind{}
+	for k := NoError; k <= TooDeep; k++ {
+		text := k.String()
+		if prev, dup := seen[text]; dup || text == "" || text == "unknown error" {
+			t.Errorf("kind %d: text %q (kind %d has it too: %v)", k, text, prev, dup)
+		}
+		seen[text] = k
+	}
+	if got := (TooDeep + 1).String(); got != "unknown error" {
+		t.Errorf("a kind out of range reads %q", got)
 	}
 }
 
