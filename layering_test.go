@@ -30,8 +30,8 @@ var layers = map[string][]string{
 	"internal/track":            {},
 	"transport/observetest":     {}, // tests only: every transport's observer, end to end
 	"internal/jsonschema":       {"internal/jsonscan"},
-	"internal/jsonscan":         {}, // the one JSON scanner (jsonrpc, mcp, streamable, jsonschema)
-	"internal/jsonschema/full":  {"internal/jsonschema"},
+	"internal/jsonscan":         {}, // the one JSON scanner (jsonrpc, mcp, streamable, jsonschema and its full engine)
+	"internal/jsonschema/full":  {"internal/jsonschema", "internal/jsonscan"},
 	"internal/peer":             {"mcp", "transport", "jsonrpc"},
 	"server":                    {"internal/peer", "internal/jsonschema", "internal/track", "store", "mcp", "transport", "jsonrpc"},
 	"server/fullschema":         {"internal/jsonschema/full"},

@@ -22,13 +22,11 @@ var (
 	errNotObject = errors.New("mcp: expected a JSON object")
 )
 
-func skipSpace(b []byte, i int) int { return jsonscan.SkipSpace(b, i) }
-
 // eachMember calls fn with the key (without quotes, possibly escaped) and
 // the raw value of each member of the object obj, in order, until fn
 // returns stop or an error. JSON null for obj is an object without members.
 func eachMember(obj []byte, fn func(key []byte, escaped bool, value []byte) (stop bool, err error)) error {
-	i := skipSpace(obj, 0)
+	i := jsonscan.SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		if isNull(obj[i:]) {
 			return nil
@@ -88,13 +86,13 @@ func isVerbatimString(v []byte) bool {
 
 // isNull reports whether the raw value v is JSON null.
 func isNull(v []byte) bool {
-	i := skipSpace(v, 0)
-	return len(v)-i >= 4 && string(v[i:i+4]) == "null" && skipSpace(v, i+4) == len(v)
+	i := jsonscan.SkipSpace(v, 0)
+	return len(v)-i >= 4 && string(v[i:i+4]) == "null" && jsonscan.SkipSpace(v, i+4) == len(v)
 }
 
 // firstByte returns the first non-space byte of data, or 0.
 func firstByte(data []byte) byte {
-	i := skipSpace(data, 0)
+	i := jsonscan.SkipSpace(data, 0)
 	if i < len(data) {
 		return data[i]
 	}
@@ -123,7 +121,7 @@ func appendQuoted(b []byte, s string) []byte {
 // eachElement calls fn with each element of the array arr, in order. JSON
 // null for arr is an array without elements.
 func eachElement(arr []byte, fn func(elem []byte) error) error {
-	i := skipSpace(arr, 0)
+	i := jsonscan.SkipSpace(arr, 0)
 	if i >= len(arr) || arr[i] != '[' {
 		if isNull(arr[i:]) {
 			return nil

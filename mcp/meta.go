@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
@@ -544,12 +545,12 @@ func (c *ClientCapabilities) isZero() bool {
 
 // isEmptyObject reports whether v is {} (with any spacing).
 func isEmptyObject(v []byte) bool {
-	i := skipSpace(v, 0)
+	i := jsonscan.SkipSpace(v, 0)
 	if i >= len(v) || v[i] != '{' {
 		return false
 	}
-	i = skipSpace(v, i+1)
-	return i < len(v) && v[i] == '}' && skipSpace(v, i+1) == len(v)
+	i = jsonscan.SkipSpace(v, i+1)
+	return i < len(v) && v[i] == '}' && jsonscan.SkipSpace(v, i+1) == len(v)
 }
 
 // appendImplementation appends the JSON of an Implementation, as

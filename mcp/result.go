@@ -3,6 +3,8 @@ package mcp
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
 )
 
 // ResultType says how to read a result (2026-07-28): the final result of
@@ -147,7 +149,7 @@ func addMissing(obj, defaults []byte, mergeMeta bool) ([]byte, error) {
 	rest := obj[1:]
 	if firstByte(rest) == '}' && len(add) > 0 {
 		add = add[:len(add)-1] // obj is {}: no comma before its end
-		rest = rest[skipSpace(rest, 0):]
+		rest = rest[jsonscan.SkipSpace(rest, 0):]
 	}
 	out := make([]byte, 0, len(obj)+len(add)+len(metaDef)+1)
 	out = append(out, '{')

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
 	"github.com/mcpwire/mcpwire/internal/jsonschema"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -152,11 +153,11 @@ func hugeNumber(d []byte) (start, end int) {
 	for i := 0; i < len(d); i++ {
 		switch c := d[i]; {
 		case c == '"':
-			for i++; i < len(d) && d[i] != '"'; i++ {
-				if d[i] == '\\' {
-					i++
-				}
+			end, _ := jsonscan.SkipString(d, i)
+			if end < 0 {
+				return -1, -1
 			}
+			i = end - 1
 		case c == '-' || (c >= '0' && c <= '9'):
 			start := i
 			digits, exp, inExp := 0, 0, false
