@@ -14,11 +14,22 @@ import (
 )
 
 // A Writer sends messages to the peer. The engine never calls Write
-// concurrently. The context is the one of the operation that produced
+// concurrently, unless the Writer is a ConcurrentWriter that allows it. The context is the one of the operation that produced
 // the message: for a handler's notifications and calls it answers
 // IncomingID, which lets a transport send them on the right stream.
 type Writer interface {
 	Write(ctx context.Context, m Message) error
+}
+
+// A ConcurrentWriter is a Writer whose Write may be called from several
+// goroutines at once, because each message travels on its own (an HTTP
+// request each, say). The engine otherwise serializes writes; a Writer
+// whose ConcurrentWrites reports true is written to without that lock,
+// so that a call whose Write waits for the network (until its request is
+// on the wire) does not hold up the calls made beside it.
+type ConcurrentWriter interface {
+	Writer
+	ConcurrentWrites() bool
 }
 
 // A Stream is a bidirectional message stream: what a transport provides.
@@ -118,7 +129,8 @@ type Conn struct {
 	sendCtx    context.Context // for the engine's own writes: base, never cancelled
 	seq        atomic.Int64
 	framesIn   atomic.Int64 // frames received, valid or not (positions in FrameError)
-	writeMu    sync.Mutex
+	writeMu    sync.Mutex   // serializes writes, unless concurrent
+	concurrent bool         // w is a ConcurrentWriter that allows concurrent writes
 
 	mu    sync.Mutex
 	avail sync.Cond // signalled when running drops or the conn closes; L is &mu
@@ -308,14 +320,16 @@ func newConn(w Writer, opts *Options) *Conn {
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
+	cw, ok := w.(ConcurrentWriter)
 	c := &Conn{
-		w:         w,
-		handler:   o.Handler,
-		preempter: o.Preempter,
-		opts:      o,
-		log:       o.Logger,
-		closing:   make(chan struct{}),
-		done:      make(chan struct{}),
+		w:          w,
+		concurrent: ok && cw.ConcurrentWrites(),
+		handler:    o.Handler,
+		preempter:  o.Preempter,
+		opts:       o,
+		log:        o.Logger,
+		closing:    make(chan struct{}),
+		done:       make(chan struct{}),
 	}
 	if c.handler == nil {
 		c.handler = methodNotFound
@@ -535,8 +549,12 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	return c.write(ctx, req)
 }
 
-// write sends one message; writes are serialized.
+// write sends one message; writes are serialized unless the writer
+// allows concurrent ones.
 func (c *Conn) write(ctx context.Context, m Message) error {
+	if c.concurrent {
+		return c.w.Write(ctx, m)
+	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	return c.w.Write(ctx, m)

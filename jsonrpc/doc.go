@@ -109,7 +109,8 @@
 //     for a call made by a call's handler, notifications queued behind a
 //     call or barrier that waits for capacity.
 //   - Writes are serialized: the engine never calls Writer.Write
-//     concurrently.
+//     concurrently, unless the Writer is a ConcurrentWriter that allows
+//     it (an HTTP client, whose messages travel in requests of their own).
 //   - Every goroutine has an owner: the connection starts the reader, the
 //     dispatcher (only while there is queued work, so an idle connection
 //     costs no goroutine for it) and the workers that run calls, and Close

@@ -296,6 +296,12 @@ func (c *ClientConn) ProtocolVersion() string {
 	return c.version
 }
 
+// ConcurrentWrites reports true: every message goes in a request of its
+// own, so Write may be called from several goroutines at once (see
+// jsonrpc.ConcurrentWriter), and a call waiting for its request to reach
+// the wire does not hold up the others.
+func (c *ClientConn) ConcurrentWrites() bool { return true }
+
 // UsesSSE reports whether the connection fell back to the legacy HTTP+SSE
 // transport (2024-11-05).
 func (c *ClientConn) UsesSSE() bool {
