@@ -221,6 +221,7 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.in = make(chan clientItem, t.opts.MaxQueued)
 	c.closed = make(chan struct{})
+	c.jobs = make(chan clientJob)
 	c.eof = make(chan struct{})
 	return c, nil
 }
@@ -236,7 +237,8 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 // flight (a duplicate, or the answer to an abandoned call) is dropped.
 //
 // A ClientConn is a transport.SessionConn. Its goroutines (one per
-// request in flight, per open stream) belong to it; Close ends them all.
+// request in flight, kept for a second after it for the next one, and
+// one per open stream) belong to it; Close ends them all.
 type ClientConn struct {
 	t      *Transport
 	url    string
@@ -244,6 +246,7 @@ type ClientConn struct {
 	cancel context.CancelFunc
 	in     chan clientItem         // received messages, for Read
 	closed chan struct{}           // closed by Close
+	jobs   chan clientJob          // calls handed to idle runners (client_write.go)
 	eof    chan struct{}           // closed when the stream of the HTTP+SSE fallback has ended
 	wg     sync.WaitGroup          // every goroutine of the conn
 	tr     *transport.FrameTracker // nil without an observer
