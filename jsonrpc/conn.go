@@ -286,6 +286,9 @@ func (ic *incoming) Value(key any) any {
 func NewConn(s Stream, opts *Options) *Conn {
 	c := newConn(s, opts)
 	c.stream = s
+	if rs, ok := s.(ResolvingStream); ok {
+		c.startResolver(rs)
+	}
 	if ps, ok := s.(PushStream); ok {
 		c.startPush(ps)
 		return c

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -250,6 +251,8 @@ type ClientConn struct {
 	eof    chan struct{}           // closed when the stream of the HTTP+SSE fallback has ended
 	wg     sync.WaitGroup          // every goroutine of the conn
 	tr     *transport.FrameTracker // nil without an observer
+	unread atomic.Int64            // messages queued in in that the engine has not taken yet (see Read)
+	readOf atomic.Bool             // Read returned a message whose taking unread does not count yet
 
 	mu         sync.Mutex
 	done       bool                       // Close was called
@@ -259,6 +262,7 @@ type ClientConn struct {
 	standalone context.CancelFunc         // stops the standalone GET stream; nil when none runs
 	params     *headerParamCache          // the x-mcp-header parameters of modern tools; nil until SetToolSchemas
 	legacy     *sse.LegacyClient          // the HTTP+SSE fallback, once in use
+	resolve    func(*jsonrpc.Response)    // hands a response to the engine directly; nil until SetResolver
 }
 
 // A clientCall is a call written and not yet answered.
@@ -318,22 +322,25 @@ func (c *ClientConn) UsesSSE() bool {
 // not a valid JSON-RPC message on that stream yields a
 // *jsonrpc.DecodeError.
 func (c *ClientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if c.readOf.Swap(false) {
+		c.unread.Add(-1) // the engine has taken what Read returned last
+	}
 	select {
 	case <-c.closed:
 		return nil, io.EOF
 	case it := <-c.in:
-		return it.msg, it.err
+		return c.took(it)
 	default:
 	}
 	select {
 	case it := <-c.in:
-		return it.msg, it.err
+		return c.took(it)
 	case <-c.closed:
 		return nil, io.EOF
 	case <-c.eof:
 		select {
 		case it := <-c.in:
-			return it.msg, it.err
+			return c.took(it)
 		default:
 			return nil, io.EOF
 		}
@@ -342,17 +349,35 @@ func (c *ClientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// took returns an item Read took from the queue.
+func (c *ClientConn) took(it clientItem) (jsonrpc.Message, error) {
+	c.readOf.Store(true)
+	return it.msg, it.err
+}
+
+// SetResolver takes the engine's function that resolves a call with its
+// response (see jsonrpc.ResolvingStream): a response read while the
+// engine has taken everything queued before it goes to the waiting
+// caller straight from the goroutine that read it, without waking the
+// goroutine that calls Read.
+func (c *ClientConn) SetResolver(resolve func(*jsonrpc.Response)) {
+	c.mu.Lock()
+	c.resolve = resolve
+	c.mu.Unlock()
+}
+
 // put queues a received message for Read, waiting while the queue is full;
 // it fails when ctx ends or the conn closes.
 func (c *ClientConn) put(ctx context.Context, it clientItem) bool {
+	c.unread.Add(1)
 	select {
 	case c.in <- it:
 		return true
 	case <-ctx.Done():
-		return false
 	case <-c.closed:
-		return false
 	}
+	c.unread.Add(-1)
+	return false
 }
 
 // deliver queues the messages of a stream or body (a batch is delivered
@@ -380,9 +405,16 @@ func (c *ClientConn) deliver(ctx context.Context, msg jsonrpc.Message, want json
 		}
 		delete(c.calls, m.ID)
 		c.peekLocked(call, m)
+		resolve := c.resolve
 		c.mu.Unlock()
 		close(call.done)
-		c.put(ctx, clientItem{msg: m})
+		// Straight to the caller when nothing read before it still waits
+		// for the engine (the notifications of this stream, above all).
+		if resolve != nil && c.unread.Load() == 0 {
+			resolve(m)
+		} else {
+			c.put(ctx, clientItem{msg: m})
+		}
 		return want.IsValid() && m.ID == want
 	}
 	c.put(ctx, clientItem{msg: msg})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime/metrics"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -31,7 +32,8 @@ import (
 // body) the client sent for one such call with a bare net/http client
 // and reads the answer to its end, so that the handler, the server and
 // net/http cost the same in both: the difference is the client's own
-// cost. cpu-µs/op is the process's CPU time per call (both sides).
+// cost. cpu-µs/op is the process's CPU time per call (both sides),
+// sched/op the times a goroutine was scheduled to run per call.
 //
 //	go test -run '^$' -bench ClientCall -benchmem ./transport/streamable
 func BenchmarkClientCall(b *testing.B) {
@@ -133,7 +135,7 @@ func benchParallel(b *testing.B, conc int, call func() error) {
 		left--
 		return left >= 0
 	}
-	cpu0 := benchCPU()
+	cpu0, sched0 := benchCPU(), benchSchedules()
 	b.ResetTimer()
 	for range conc {
 		wg.Go(func() {
@@ -150,6 +152,25 @@ func benchParallel(b *testing.B, conc int, call func() error) {
 	if cpu := benchCPU() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
 	}
+	b.ReportMetric(float64(benchSchedules()-sched0)/float64(b.N), "sched/op")
+}
+
+// benchSchedules returns how many times goroutines have been scheduled
+// to run (the count of the scheduler's latency histogram): the hand-offs
+// between goroutines, which cost CPU on both sides (waking, parking, a
+// thread that spins looking for work) and vary less than CPU time on a
+// busy machine.
+func benchSchedules() uint64 {
+	s := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return 0
+	}
+	var n uint64
+	for _, c := range s[0].Value.Float64Histogram().Counts {
+		n += c
+	}
+	return n
 }
 
 // benchCapture is an http.RoundTripper that keeps the headers and body
