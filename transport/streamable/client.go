@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -273,6 +274,14 @@ type clientCall struct {
 	session string                  // the legacy session it was sent in
 	abort   context.CancelCauseFunc // ends its HTTP requests
 	done    chan struct{}           // closed once answered or given up
+
+	// Sending it (runCall), in the call rather than in closures of their
+	// own: the outcome goes to sent once (sendState), when the trace says
+	// the request is on the wire or when it failed; connect bounds it.
+	sent      chan<- error
+	sendState atomic.Int32
+	connect   *time.Timer
+	trace     httptrace.ClientTrace
 }
 
 // A clientItem is what Read returns next.

@@ -77,11 +77,16 @@ func TestConcurrentCallsReuseConnections(t *testing.T) {
 			for err := range errs {
 				t.Fatal(err)
 			}
-			// At most one connection per caller, one for the session's
-			// own requests and one for a legacy GET stream, with slack for
-			// a connection the server closes.
-			if n := conns.Load(); n > callers+4 {
-				t.Errorf("%d calls from %d callers opened %d connections; want at most %d", callers*calls, callers, n, callers+4)
+			// About one connection per caller, one for the session's own
+			// requests and one for a legacy GET stream. A caller whose
+			// answer reached it before net/http put that answer's
+			// connection back in the pool (its reader does so after the
+			// body's end, on its own time) makes net/http dial another one
+			// for the next call, which it keeps: a few more on a busy
+			// machine (up to 16 seen), far from one per call (159 with
+			// Go's default of 2 idle connections).
+			if want := int64(3 * callers); conns.Load() > want {
+				t.Errorf("%d calls from %d callers opened %d connections; want at most %d", callers*calls, callers, conns.Load(), want)
 			}
 		})
 	}

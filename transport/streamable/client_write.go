@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"sync"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -191,6 +190,36 @@ func (c *ClientConn) runner(job clientJob) {
 	}
 }
 
+// The outcomes of sending a call (clientCall.sendState).
+const (
+	clientSending int32 = iota // not known yet
+	clientWritten              // the request is on the wire
+	clientNotSent              // sending failed
+)
+
+// signal reports the outcome of sending the call to Write, once: nil
+// when the request is on the wire, else the error that kept it off.
+func (call *clientCall) signal(err error) {
+	st := clientWritten
+	if err != nil {
+		st = clientNotSent
+	}
+	if call.sendState.CompareAndSwap(clientSending, st) {
+		call.sent <- err
+	}
+}
+
+// wroteRequest is the call's httptrace hook: the request is on the wire.
+func (call *clientCall) wroteRequest(info httptrace.WroteRequestInfo) {
+	if info.Err == nil {
+		call.connect.Stop()
+		call.signal(nil)
+	}
+}
+
+// connectTimedOut aborts a call whose request took ConnectTimeout to send.
+func (call *clientCall) connectTimedOut() { call.abort(errClientConnectTimeout) }
+
 var errClientConnectTimeout error = &clientTimeoutError{"streamable: timed out sending the request"}
 
 // runCall POSTs a call and follows its answer until the response has been
@@ -198,44 +227,32 @@ var errClientConnectTimeout error = &clientTimeoutError{"streamable: timed out s
 // request: nil once it is on the wire, or the error that kept it off.
 func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte, hdr http.Header, sent chan<- error) {
 	defer call.abort(nil)
-	var once sync.Once
-	written := false
-	signal := func(err error) {
-		once.Do(func() {
-			written = err == nil
-			sent <- err
-		})
-	}
-	timer := time.AfterFunc(c.t.opts.ConnectTimeout, func() { call.abort(errClientConnectTimeout) })
-	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
-		if info.Err == nil {
-			timer.Stop()
-			signal(nil)
-		}
-	}}
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.url, bytes.NewReader(body))
+	call.sent = sent
+	call.connect = time.AfterFunc(c.t.opts.ConnectTimeout, call.connectTimedOut)
+	call.trace.WroteRequest = call.wroteRequest
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, &call.trace), http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		timer.Stop()
+		call.connect.Stop()
 		c.forget(call)
-		signal(fmt.Errorf("streamable: %w", err))
+		call.signal(fmt.Errorf("streamable: %w", err))
 		return
 	}
 	req.Header = hdr
 	resp, err := c.t.client.Do(req)
-	timer.Stop()
+	call.connect.Stop()
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil {
 			err = cause
 		}
-		signal(fmt.Errorf("streamable: POST %s %s: %w", call.method, c.url, err))
-		if !written || c.aborted(ctx) {
+		call.signal(fmt.Errorf("streamable: POST %s %s: %w", call.method, c.url, err))
+		if call.sendState.Load() != clientWritten || c.aborted(ctx) {
 			c.forget(call)
 			return
 		}
 		c.fail(call, clientTransportError(call, err))
 		return
 	}
-	signal(nil)
+	call.signal(nil)
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		c.statusError(ctx, call, body, resp, hdr.Get(mcp.HeaderSessionID))
@@ -258,7 +275,7 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 	case sse.IsEventStream(ct):
 		c.followStream(ctx, call, resp.Body)
 	case sse.IsJSON(ct):
-		c.readJSON(ctx, call, resp.Body, resp.StatusCode)
+		c.readJSON(ctx, call, resp.Body, resp.ContentLength, resp.StatusCode)
 	default:
 		var one [1]byte
 		if n, _ := io.ReadFull(resp.Body, one[:]); n == 0 {
@@ -283,9 +300,9 @@ func (c *ClientConn) aborted(ctx context.Context) bool {
 }
 
 // readJSON delivers a JSON answer: one message, or an array of them.
-func (c *ClientConn) readJSON(ctx context.Context, call *clientCall, body io.Reader, status int) {
+func (c *ClientConn) readJSON(ctx context.Context, call *clientCall, body io.Reader, length int64, status int) {
 	max := c.maxMessage()
-	b, err := io.ReadAll(io.LimitReader(body, int64(max)+1))
+	b, err := clientReadBody(body, length, max)
 	switch {
 	case err != nil:
 		if !c.aborted(ctx) {
@@ -314,6 +331,26 @@ func (c *ClientConn) readJSON(ctx context.Context, call *clientCall, body io.Rea
 	if !c.deliver(ctx, msg, call.id) {
 		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeInternalError, "streamable: the JSON answer to %s (id %s) does not hold its response", call.method, call.id))
 	}
+}
+
+// clientReadBody reads a body of up to max bytes (max+1 tell that it is
+// longer). A body of known length (a JSON answer has a Content-Length)
+// is read into a buffer of its size, one allocation instead of
+// io.ReadAll's growing ones, and to its end, so that net/http keeps the
+// connection.
+func clientReadBody(body io.Reader, length int64, max int) ([]byte, error) {
+	if length < 0 || length > int64(max) {
+		return io.ReadAll(io.LimitReader(body, int64(max)+1))
+	}
+	b := make([]byte, length+1)
+	n, err := io.ReadFull(body, b) // reads on until the end of the body
+	switch {
+	case n == int(length) && (err == io.ErrUnexpectedEOF || err == io.EOF):
+		return b[:n], nil
+	case err == nil: // longer than it said: net/http does not let this happen
+		return io.ReadAll(io.LimitReader(io.MultiReader(bytes.NewReader(b), body), int64(max)+1))
+	}
+	return b[:n], err
 }
 
 // maxMessage returns the largest message accepted.
