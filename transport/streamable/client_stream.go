@@ -52,6 +52,7 @@ func (c *ClientConn) readStream(ctx context.Context, body io.Reader, st *clientS
 		max += 4 << 10 // the field names and line breaks around the message
 	}
 	r := sse.NewReader(body, max)
+	defer r.Release()
 	for {
 		ev, err := r.Next()
 		if err != nil {

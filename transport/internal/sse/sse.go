@@ -13,6 +13,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // An Event is one server-sent event.
@@ -109,17 +110,50 @@ var ErrTooLarge = errors.New("sse: event too large")
 
 // A Reader reads events from a stream.
 type Reader struct {
-	r   *bufio.Reader
-	max int
+	r    *bufio.Reader
+	max  int
+	line []byte      // the line being read (readLine)
+	bufs *readerBufs // where r and line came from, for Release
 	// LastID is the id of the last event read that had one: the value to
 	// send as Last-Event-ID when reconnecting.
 	LastID string
 }
 
+// readerBufs are the buffers of a Reader, reused after Release.
+type readerBufs struct {
+	r    *bufio.Reader
+	line []byte
+}
+
+var readerPool = sync.Pool{New: func() any { return &readerBufs{r: bufio.NewReaderSize(nil, 4096)} }}
+
+// maxPooledLine bounds the line buffer a released Reader keeps for reuse.
+const maxPooledLine = 64 << 10
+
 // NewReader returns a reader of events from r; an event (all its lines)
-// may hold at most max bytes.
+// may hold at most max bytes. Release gives its buffers back when it is
+// no longer needed.
 func NewReader(r io.Reader, max int) *Reader {
-	return &Reader{r: bufio.NewReaderSize(r, 4096), max: max}
+	b := readerPool.Get().(*readerBufs)
+	b.r.Reset(r)
+	return &Reader{r: b.r, max: max, line: b.line[:0], bufs: b}
+}
+
+// Release gives the reader's buffers back for other readers: a stream
+// per call then costs no 4 KiB buffer of its own. The reader must not be
+// used afterwards; the events it returned stay valid (they hold copies).
+func (r *Reader) Release() {
+	b := r.bufs
+	if b == nil {
+		return
+	}
+	line := r.line
+	r.bufs, r.r, r.line = nil, nil, nil
+	b.r.Reset(nil)
+	if cap(line) <= maxPooledLine {
+		b.line = line[:0] // the line buffer as it grew
+	}
+	readerPool.Put(b)
 }
 
 // Next returns the next event. Comments are skipped; an event made only of
@@ -148,10 +182,10 @@ func (r *Reader) Next() (Event, error) {
 		if line[0] == ':' {
 			continue
 		}
-		field, value, _ := strings.Cut(string(line), ":")
-		value = strings.TrimPrefix(value, " ")
+		field, value, _ := bytes.Cut(line, []byte{':'})
+		value = bytes.TrimPrefix(value, []byte{' '})
 		hasField = true
-		switch field {
+		switch string(field) {
 		case "data":
 			if hasData {
 				data = append(data, '\n')
@@ -161,44 +195,65 @@ func (r *Reader) Next() (Event, error) {
 			data = append(data, value...)
 			hasData = true
 		case "id":
-			if !strings.ContainsRune(value, 0) {
-				ev.ID = value
-				r.LastID = value
+			if bytes.IndexByte(value, 0) < 0 {
+				ev.ID = string(value)
+				r.LastID = ev.ID
 			}
 		case "event":
-			ev.Name = value
+			ev.Name = eventName(value)
 		case "retry":
-			if n, err := strconv.Atoi(value); err == nil && n >= 0 {
+			if n, err := strconv.Atoi(string(value)); err == nil && n >= 0 {
 				ev.Retry = n
 			}
 		}
 	}
 }
 
+// eventName returns the event type value names, without allocating for
+// "message".
+func eventName(value []byte) string {
+	if string(value) == "message" {
+		return "message"
+	}
+	return string(value)
+}
+
 // readLine reads one line (without its terminator: \n, \r\n or \r), of
-// at most max bytes.
+// at most max bytes. The line is valid until the next call.
 func (r *Reader) readLine(max int) ([]byte, error) {
-	var line []byte
+	line := r.line[:0]
 	for {
-		c, err := r.r.ReadByte()
-		if err != nil {
-			if err == io.EOF && len(line) > 0 {
-				return nil, io.ErrUnexpectedEOF
+		n := r.r.Buffered()
+		if n == 0 {
+			if _, err := r.r.Peek(1); err != nil {
+				if err == io.EOF && len(line) > 0 {
+					return nil, io.ErrUnexpectedEOF
+				}
+				return nil, err
 			}
-			return nil, err
+			n = r.r.Buffered()
 		}
-		switch c {
-		case '\n':
-			return line, nil
-		case '\r':
-			if next, err := r.r.Peek(1); err == nil && next[0] == '\n' {
-				r.r.ReadByte()
+		buf, _ := r.r.Peek(n)
+		i := bytes.IndexAny(buf, "\r\n")
+		if i < 0 {
+			if len(line)+len(buf) > max {
+				return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
 			}
-			return line, nil
+			line = append(line, buf...)
+			r.r.Discard(len(buf))
+			continue
 		}
-		if len(line) >= max {
+		if len(line)+i > max && len(line)+i > 0 { // max < 0 still allows an empty line
 			return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
 		}
-		line = append(line, c)
+		line = append(line, buf[:i]...)
+		r.r.Discard(i + 1)
+		if buf[i] == '\r' {
+			if next, err := r.r.Peek(1); err == nil && next[0] == '\n' {
+				r.r.Discard(1)
+			}
+		}
+		r.line = line
+		return line, nil
 	}
 }
