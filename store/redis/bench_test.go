@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -94,6 +95,8 @@ func BenchmarkScaleOut(b *testing.B) {
 		} {
 			b.Run("era="+era.name+"/"+c.name, func(b *testing.B) {
 				var st store.Store
+				var trips atomic.Int64
+				var admin *goredis.Client
 				if c.redis {
 					rs := redistest.Shared(b)
 					r, err := redis.New(&redis.Options{URL: rs.NewDB(), Prefix: "bench" + strconv.Itoa(int(prefixes.Add(1))) + ":"})
@@ -101,7 +104,9 @@ func BenchmarkScaleOut(b *testing.B) {
 						b.Fatal(err)
 					}
 					b.Cleanup(func() { r.Close() })
+					r.CountRoundTrips(&trips)
 					st = r
+					admin = adminClient(b, rs.URL(0))
 				}
 				u := benchCluster(b, st, c.instances)
 				ctx := context.Background()
@@ -122,6 +127,11 @@ func BenchmarkScaleOut(b *testing.B) {
 				var left atomic.Int64
 				left.Store(int64(b.N))
 				var wg sync.WaitGroup
+				var before map[string]int64
+				if admin != nil {
+					before = commandStats(b, admin)
+				}
+				trips.Store(0)
 				b.ResetTimer()
 				start := time.Now()
 				for i, s := range sessions {
@@ -139,6 +149,9 @@ func BenchmarkScaleOut(b *testing.B) {
 				wg.Wait()
 				elapsed := time.Since(start)
 				b.StopTimer()
+				if admin != nil {
+					reportCommands(b, before, commandStats(b, admin), trips.Load())
+				}
 				all := slices.Concat(lat...)
 				slices.Sort(all)
 				if len(all) > 0 {
@@ -193,6 +206,63 @@ func BenchmarkIdleSessionBytes(b *testing.B) {
 		tr.CloseIdleConnections()
 		st.Close()
 	}
+}
+
+// adminClient returns a client of its own to the Redis at url, for INFO.
+func adminClient(b *testing.B, url string) *goredis.Client {
+	o, err := goredis.ParseURL(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := goredis.NewClient(o)
+	b.Cleanup(func() { c.Close() })
+	return c
+}
+
+// commandStats reads the calls of each command from INFO commandstats
+// (the commands scripts run are counted too).
+func commandStats(b *testing.B, c *goredis.Client) map[string]int64 {
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stats := make(map[string]int64)
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _, _ := strings.Cut(rest, ",")
+		v, err := strconv.ParseInt(n, 10, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		stats[strings.TrimPrefix(name, "cmdstat_")] = v
+	}
+	return stats
+}
+
+// reportCommands reports the Redis commands (INFO commandstats, less the
+// INFO that read them) and the store's round trips per call, and logs
+// the commands per call one by one.
+func reportCommands(b *testing.B, before, after map[string]int64, trips int64) {
+	var total int64
+	var each []string
+	for name, n := range after {
+		d := n - before[name]
+		if name == "info" {
+			d--
+		}
+		if d <= 0 {
+			continue
+		}
+		total += d
+		each = append(each, fmt.Sprintf("%s %.2f", name, float64(d)/float64(b.N)))
+	}
+	slices.Sort(each)
+	b.ReportMetric(float64(total)/float64(b.N), "cmds/call")
+	b.ReportMetric(float64(trips)/float64(b.N), "trips/call")
+	b.Logf("N=%d, Redis commands per call: %s", b.N, strings.Join(each, ", "))
 }
 
 // keysMemory sums MEMORY USAGE of the keys that match pattern.
