@@ -125,7 +125,9 @@ func (s *memSessions) Load(_ context.Context, id string, ttl time.Duration) (*Se
 	if ms == nil {
 		return nil, ErrNotFound
 	}
-	ms.expires = now.Add(ttl)
+	if ttl > 0 {
+		ms.expires = now.Add(ttl)
+	}
 	c := ms.rec
 	c.Subscriptions = slices.Clone(ms.rec.Subscriptions)
 	return &c, nil

@@ -52,6 +52,18 @@ func (l *memLog) changed() {
 func (e *memEvents) Append(_ context.Context, session, stream string, data []byte) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.appendLocked(session, stream, data), nil
+}
+
+func (e *memEvents) AppendEnd(_ context.Context, session, stream string, data []byte) (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	id := e.appendLocked(session, stream, data)
+	e.endLocked(session, stream)
+	return id, nil
+}
+
+func (e *memEvents) appendLocked(session, stream string, data []byte) string {
 	l := e.logLocked(session)
 	l.seq++
 	ev := memEvent{stream: stream, seq: l.seq}
@@ -63,19 +75,23 @@ func (e *memEvents) Append(_ context.Context, session, stream string, data []byt
 		l.events = append(l.events[:0:0], l.events[over:]...)
 	}
 	l.changed()
-	return stream + "_" + strconv.FormatUint(ev.seq, 10), nil
+	return stream + "_" + strconv.FormatUint(ev.seq, 10)
 }
 
 func (e *memEvents) End(_ context.Context, session, stream string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.endLocked(session, stream)
+	return nil
+}
+
+func (e *memEvents) endLocked(session, stream string) {
 	l := e.logLocked(session)
 	if l.ended == nil {
 		l.ended = make(map[string]bool)
 	}
 	l.ended[stream] = true
 	l.changed()
-	return nil
 }
 
 // parseEventID splits an event id into its stream and sequence number.

@@ -114,7 +114,8 @@ type Sessions interface {
 	// Create records a new session; ErrExists if the id is in use.
 	Create(ctx context.Context, s *Session, ttl time.Duration) error
 	// Load returns the session id, or ErrNotFound, and keeps it for ttl
-	// from now.
+	// from now; with ttl <= 0 it reads the session without renewing it
+	// (a caller that renewed it recently saves the store the work).
 	Load(ctx context.Context, id string, ttl time.Duration) (*Session, error)
 	// Update changes the session id; ErrNotFound if it does not exist.
 	Update(ctx context.Context, id string, u *SessionUpdate) error
@@ -152,6 +153,9 @@ type Events interface {
 	// End marks the stream finished: nothing more will be appended to
 	// it, and Follow returns after its last event.
 	End(ctx context.Context, session, stream string) error
+	// AppendEnd is Append then End, at once: data (one JSON-RPC message,
+	// the answer that ends a call) is the stream's last event.
+	AppendEnd(ctx context.Context, session, stream string, data []byte) (id string, err error)
 	// Replay calls send, in order, with each event of lastID's stream
 	// that came after lastID, and stops at the first error of send. It
 	// returns ErrEventNotFound, without calling send, when lastID is

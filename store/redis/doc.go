@@ -42,7 +42,9 @@
 // the store with a clear error — legacy requests get HTTP 503 with
 // Retry-After, a new session 503 — and serve what does not: modern
 // requests, and multi round-trip requests with the keys they cached.
-// Nothing crashes; when Redis is back, requests succeed again. A Redis
+// Nothing crashes; when Redis is back, requests succeed again (within
+// about a second: after a pool's worth of failed dials, go-redis probes
+// the server once a second before it dials for commands again). A Redis
 // that restarts empty (no persistence) has forgotten the sessions:
 // their clients get 404 and initialize again, as the specification
 // asks. Messages of the Bus published while an instance is cut off are

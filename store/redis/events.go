@@ -30,13 +30,23 @@ type events struct {
 func (e *events) key(session string) string  { return e.s.prefix + "e:{" + session + "}" }
 func (e *events) wake(session string) string { return "w:" + session }
 
-func (e *events) add(ctx context.Context, session string, values []any) (string, error) {
+// add appends entries to the session's events, renews their TTL and,
+// if wake, wakes the follows of the session up, in one round trip. It
+// returns the id of the first entry.
+func (e *events) add(ctx context.Context, session string, wake bool, entries ...[]any) (string, error) {
 	key := e.key(session)
 	var id *goredis.StringCmd
 	_, err := e.s.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		id = p.XAdd(ctx, &goredis.XAddArgs{Stream: key, MaxLen: int64(e.s.opts.MaxEventsPerSession), Values: values})
+		for i, values := range entries {
+			c := p.XAdd(ctx, &goredis.XAddArgs{Stream: key, MaxLen: int64(e.s.opts.MaxEventsPerSession), Values: values})
+			if i == 0 {
+				id = c
+			}
+		}
 		p.PExpire(ctx, key, e.s.opts.EventTTL)
-		p.Publish(ctx, e.s.bus.channel(e.wake(session)), "")
+		if wake {
+			p.Publish(ctx, e.s.bus.channel(e.wake(session)), "")
+		}
 		return nil
 	})
 	if err != nil {
@@ -45,12 +55,15 @@ func (e *events) add(ctx context.Context, session string, values []any) (string,
 	return id.Val(), nil
 }
 
+// Append wakes no follow up for a priming event: it starts its stream,
+// which no follow can be waiting for yet (a follow starts after an event
+// of its stream), and the follows of other streams would skip it.
 func (e *events) Append(ctx context.Context, session, stream string, data []byte) (string, error) {
 	values := []any{"s", stream}
 	if len(data) > 0 {
 		values = append(values, "d", data)
 	}
-	id, err := e.add(ctx, session, values)
+	id, err := e.add(ctx, session, len(data) > 0, values)
 	if err != nil {
 		return "", err
 	}
@@ -58,8 +71,16 @@ func (e *events) Append(ctx context.Context, session, stream string, data []byte
 }
 
 func (e *events) End(ctx context.Context, session, stream string) error {
-	_, err := e.add(ctx, session, []any{"s", stream, "e", "1"})
+	_, err := e.add(ctx, session, true, []any{"s", stream, "e", "1"})
 	return err
+}
+
+func (e *events) AppendEnd(ctx context.Context, session, stream string, data []byte) (string, error) {
+	id, err := e.add(ctx, session, true, []any{"s", stream, "d", data}, []any{"s", stream, "e", "1"})
+	if err != nil {
+		return "", err
+	}
+	return stream + "_" + id, nil
 }
 
 // splitID splits an event id into its stream and entry id.

@@ -57,6 +57,9 @@ end
 return {h, redis.call('SMEMBERS', KEYS[2])}`)
 
 func (ss *sessions) Load(ctx context.Context, id string, ttl time.Duration) (*store.Session, error) {
+	if ttl <= 0 {
+		return ss.read(ctx, id)
+	}
 	expires := time.Now().Add(ttl).UnixMilli()
 	v, err := loadScript.Run(ctx, ss.s.rdb, []string{ss.key(id), ss.subsKey(id), ss.index()}, ttl.Milliseconds(), expires, id).Slice()
 	if errors.Is(err, goredis.Nil) {
@@ -68,11 +71,49 @@ func (ss *sessions) Load(ctx context.Context, id string, ttl time.Duration) (*st
 	if len(v) != 2 {
 		return nil, errors.New("store/redis: unexpected answer to load")
 	}
-	rec := &store.Session{ID: id}
 	fields, _ := v[0].([]any)
-	for i := 0; i+1 < len(fields); i += 2 {
-		k, _ := fields[i].(string)
-		val, _ := fields[i+1].(string)
+	subs, _ := v[1].([]any)
+	return record(id, len(fields)/2, func(i int) (string, string) {
+		k, _ := fields[2*i].(string)
+		val, _ := fields[2*i+1].(string)
+		return k, val
+	}, len(subs), func(i int) string {
+		u, _ := subs[i].(string)
+		return u
+	})
+}
+
+// read is Load without renewing: the hash and the subscriptions in one
+// round trip, two commands (the renewing script runs six).
+func (ss *sessions) read(ctx context.Context, id string) (*store.Session, error) {
+	var fields *goredis.MapStringStringCmd
+	var subs *goredis.StringSliceCmd
+	_, err := ss.s.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		fields = p.HGetAll(ctx, ss.key(id))
+		subs = p.SMembers(ctx, ss.subsKey(id))
+		return nil
+	})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	m, list := fields.Val(), subs.Val()
+	if m["x"] == "" {
+		return nil, store.ErrNotFound
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return record(id, len(keys), func(i int) (string, string) { return keys[i], m[keys[i]] },
+		len(list), func(i int) string { return list[i] })
+}
+
+// record makes a session's record of the n fields of its hash that field
+// returns and of its m subscriptions.
+func record(id string, n int, field func(i int) (k, v string), m int, sub func(i int) string) (*store.Session, error) {
+	rec := &store.Session{ID: id}
+	for i := range n {
+		k, val := field(i)
 		switch k {
 		case "o":
 			rec.Owner = val
@@ -94,10 +135,9 @@ func (ss *sessions) Load(ctx context.Context, id string, ttl time.Duration) (*st
 			rec.Delivered = val
 		}
 	}
-	subs, _ := v[1].([]any)
-	for _, u := range subs {
-		if s, ok := u.(string); ok {
-			rec.Subscriptions = append(rec.Subscriptions, s)
+	for i := range m {
+		if u := sub(i); u != "" {
+			rec.Subscriptions = append(rec.Subscriptions, u)
 		}
 	}
 	return rec, nil

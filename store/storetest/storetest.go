@@ -143,7 +143,34 @@ func testSessionsExpire(t *testing.T, st store.Store) {
 	if err := ss.Update(ctx, "short", &store.SessionUpdate{Initialize: true, Subscribe: "test://x"}); err != nil {
 		t.Fatal(err)
 	}
+	// Load without a ttl reads the session and does not keep it longer.
+	if rec, err := ss.Load(ctx, "short", 0); err != nil || !rec.Initialized || !slices.Equal(rec.Subscriptions, []string{"test://x"}) {
+		t.Fatalf("Load without renewing: %+v, %v", rec, err)
+	}
 	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := ss.Load(ctx, "short", 0)
+		if errors.Is(err, store.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the session did not expire while read without renewing")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := ss.Load(ctx, "missing", 0); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Load of a missing session without renewing: %v", err)
+	}
+	if err := ss.Create(ctx, &store.Session{ID: "short"}, ttl); err != nil {
+		t.Fatal(err)
+	}
+	if err := ss.Update(ctx, "short", &store.SessionUpdate{Initialize: true, Subscribe: "test://x"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(10 * time.Second)
 	for {
 		_, err := ss.Load(ctx, "short", time.Millisecond) // Load keeps it 1 ms more
 		if errors.Is(err, store.ErrNotFound) {
@@ -307,6 +334,31 @@ func testFollow(t *testing.T, st store.Store) {
 	}
 	if got := data(c.list()); !slices.Equal(got, want) {
 		t.Errorf("followed %v, want %v", got, want)
+	}
+	// AppendEnd keeps the last event and ends the stream at once.
+	var last collect
+	done2 := make(chan error, 1)
+	go func() { done2 <- ev.Follow(ctx, "f", "s2", "", last.send) }()
+	if _, err := ev.Append(ctx, "f", "s2", []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	lastID, err := ev.AppendEnd(ctx, "f", "s2", []byte("last"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(lastID, "s2_") {
+		t.Fatalf("AppendEnd's event id %q does not start with its stream", lastID)
+	}
+	select {
+	case err := <-done2:
+		if err != nil {
+			t.Fatalf("Follow of a stream ended by AppendEnd: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Follow did not return after AppendEnd")
+	}
+	if got := last.list(); len(got) != 2 || got[1] != lastID+"=last" {
+		t.Errorf("followed %v, want first then %s=last", got, lastID)
 	}
 	// Following an ended stream from its start returns its events.
 	var all collect

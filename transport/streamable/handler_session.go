@@ -27,8 +27,9 @@ type session struct {
 	idHeader  []string // {id}, the value of the Mcp-Session-Id response header
 	owner     string   // HandlerOptions.SessionOwner of the initialize request
 	ss        transport.ServerSession
-	gone      atomic.Bool // closed: nothing is written or kept for it any more
-	mu        sync.Mutex  // guards the fields below
+	gone      atomic.Bool  // closed: nothing is written or kept for it any more
+	renewed   atomic.Int64 // with a store: when this replica last renewed the record (Unix ns)
+	mu        sync.Mutex   // guards the fields below
 	closed    bool
 	forget    bool      // with a store: closing ends the session everywhere, not this replica only
 	following bool      // with a store: a GET of its own stream is open here
@@ -74,15 +75,20 @@ func (h *Handler) newSession(owner string) (*session, error) {
 		return nil, errTooManySessions
 	}
 	h.mu.Unlock()
-	id := rand.Text()    // 26 characters of base32: 130 bits, visible ASCII
+	id := rand.Text() // 26 characters of base32: 130 bits, visible ASCII
+	created := time.Now()
 	if h.shared != nil { // scale-out: (handler_shared.go)
 		if err := h.createShared(context.Background(), id, owner); err != nil {
 			return nil, fmt.Errorf("%w: %w", errStoreDown, err)
 		}
 	}
 	s, err := h.openSession(id, owner)
-	if err != nil && h.shared != nil {
-		h.forgetShared(context.Background(), id)
+	if h.shared != nil {
+		if err != nil {
+			h.forgetShared(context.Background(), id)
+		} else {
+			s.renewed.Store(created.UnixNano())
+		}
 	}
 	return s, err
 }
@@ -342,7 +348,10 @@ func (s *session) dropResumable(st *stream) {
 		s.byStream = nil
 	}
 	s.mu.Unlock()
-	if s.h.events != nil && !s.gone.Load() { // followers on other instances stop here
+	st.mu.Lock()
+	ended := st.ended // with the answer (stream.keepLocked)
+	st.mu.Unlock()
+	if s.h.events != nil && !ended && !s.gone.Load() { // followers on other instances stop here
 		if err := s.h.events.End(context.Background(), s.id, st.sid); err != nil {
 			s.h.log.Warn("streamable: event store: the end of a stream was not kept", "session", s.id, "error", err)
 		}

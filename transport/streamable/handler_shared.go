@@ -64,8 +64,17 @@ func (h *Handler) initShared(st store.Store) {
 
 // createShared records a new session in the store.
 func (h *Handler) createShared(ctx context.Context, id, owner string) error {
-	return h.shared.Sessions().Create(ctx, &store.Session{ID: id, Owner: owner}, h.opts.SessionIdleTimeout)
+	return h.shared.Sessions().Create(ctx, &store.Session{ID: id, Owner: owner}, h.sessionTTL())
 }
+
+// A replica renews its session's record in the store at most every
+// renewEvery, for sessionTTL: SessionIdleTimeout and renewEvery more, so
+// that the record is kept at least SessionIdleTimeout after the last
+// request (and at most renewEvery longer), while most requests only read
+// it (two Redis commands rather than six).
+func (h *Handler) renewEvery() time.Duration     { return h.opts.SessionIdleTimeout / 8 }
+func (h *Handler) sessionTTL() time.Duration     { return h.opts.SessionIdleTimeout + h.renewEvery() }
+func (s *session) renewedSince(t time.Time) bool { return s.renewed.Load() >= t.UnixNano() }
 
 // acquireShared is acquire with a store: it loads the session's record
 // and returns the instance's replica, made if needed and brought up to
@@ -79,7 +88,15 @@ func (h *Handler) acquireShared(w http.ResponseWriter, id string, r *http.Reques
 
 // acquireRecord is acquireShared, which also returns the record.
 func (h *Handler) acquireRecord(w http.ResponseWriter, id string, r *http.Request) (*session, *store.Session) {
-	rec, err := h.shared.Sessions().Load(r.Context(), id, h.opts.SessionIdleTimeout)
+	now := time.Now()
+	ttl := h.sessionTTL()
+	h.mu.Lock()
+	known := h.sessions[id]
+	h.mu.Unlock()
+	if known != nil && known.renewedSince(now.Add(-h.renewEvery())) {
+		ttl = 0 // renewed here lately: read it only
+	}
+	rec, err := h.shared.Sessions().Load(r.Context(), id, ttl)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			h.dropReplica(id, "the session ended on another instance")
@@ -115,6 +132,9 @@ func (h *Handler) acquireRecord(w http.ResponseWriter, id string, r *http.Reques
 		}
 		s.mu.Unlock()
 		if ok {
+			if ttl > 0 {
+				s.renewed.Store(now.UnixNano())
+			}
 			if sy, ok := s.ss.(sessionSyncer); ok {
 				sy.SyncSession(rec)
 			}
@@ -154,7 +174,7 @@ func (h *Handler) dropReplica(id, reason string) {
 // deleteShared serves DELETE with a store: the session is forgotten
 // everywhere.
 func (h *Handler) deleteShared(w http.ResponseWriter, r *http.Request, id string) {
-	rec, err := h.shared.Sessions().Load(r.Context(), id, h.opts.SessionIdleTimeout)
+	rec, err := h.shared.Sessions().Load(r.Context(), id, 0)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		writeError(w, http.StatusNotFound, CodeSessionNotFound, "Session not found")
@@ -279,7 +299,7 @@ func (h *Handler) watchFollow(ctx context.Context, cancel context.CancelFunc, s 
 		case <-h.done:
 		case <-s.ss.Done():
 		case <-tick:
-			_, err := h.shared.Sessions().Load(ctx, s.id, h.opts.SessionIdleTimeout)
+			_, err := h.shared.Sessions().Load(ctx, s.id, h.sessionTTL())
 			if !errors.Is(err, store.ErrNotFound) {
 				continue // kept, or the store is away for now
 			}

@@ -58,6 +58,8 @@ type stream struct {
 	resps   []jsonrpc.Message
 	pending []pendingMsg // standalone stream: messages waiting for a GET
 	dropped bool         // standalone stream: the session forgot it
+	final   bool         // the next message kept is the stream's last (a single call's answer)
+	ended   bool         // the stream's end is kept in the shared store
 }
 
 // A pendingMsg is a message of the standalone stream kept while no GET is
@@ -229,7 +231,17 @@ func (st *stream) keepLocked(data []byte) string {
 	if st.sid == "" || st.sess.gone.Load() {
 		return ""
 	}
-	id, err := st.h.store.Append(st, st.sess.id, st.sid, data)
+	var id string
+	var err error
+	if st.final && st.h.events != nil {
+		// scale-out: the answer and the end of the stream in one round
+		// trip to the store, rather than two.
+		if id, err = st.h.events.AppendEnd(st, st.sess.id, st.sid, data); err == nil {
+			st.ended = true
+		}
+	} else {
+		id, err = st.h.store.Append(st, st.sess.id, st.sid, data)
+	}
 	if err != nil {
 		st.h.log.Warn("streamable: event store append failed", "session", st.sess.id, "error", err)
 		return ""
@@ -338,6 +350,7 @@ func (st *stream) finish(resp *jsonrpc.Response) {
 		return
 	}
 	st.done = true
+	st.final = !st.batch
 	st.finalLocked(resp)
 }
 
