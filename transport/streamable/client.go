@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -218,7 +219,8 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c := &ClientConn{t: t, url: u.String(), calls: make(map[jsonrpc.ID]*clientCall)}
+	c := &ClientConn{t: t, url: u.String(), redacted: clientRedacted(u), calls: make(map[jsonrpc.ID]*clientCall)}
+	c.direct = t.ownIdle != nil && u.User == nil
 	c.tr = transport.NewFrameTracker(t.opts.Observer, transport.TransportStreamable, "")
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.in = make(chan clientItem, t.opts.MaxQueued)
@@ -242,18 +244,20 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 // request in flight, kept for a second after it for the next one, and
 // one per open stream) belong to it; Close ends them all.
 type ClientConn struct {
-	t      *Transport
-	url    string
-	ctx    context.Context // parent of every HTTP request; cancelled by Close
-	cancel context.CancelFunc
-	in     chan clientItem         // received messages, for Read
-	closed chan struct{}           // closed by Close
-	jobs   chan clientJob          // calls handed to idle runners (client_write.go)
-	eof    chan struct{}           // closed when the stream of the HTTP+SSE fallback has ended
-	wg     sync.WaitGroup          // every goroutine of the conn
-	tr     *transport.FrameTracker // nil without an observer
-	unread atomic.Int64            // messages queued in in that the engine has not taken yet (see Read)
-	readOf atomic.Bool             // Read returned a message whose taking unread does not count yet
+	t        *Transport
+	url      string
+	redacted string          // url as net/http's errors show it (no password)
+	direct   bool            // calls go to the transport's own http.Transport (sendCall)
+	ctx      context.Context // parent of every HTTP request; cancelled by Close
+	cancel   context.CancelFunc
+	in       chan clientItem         // received messages, for Read
+	closed   chan struct{}           // closed by Close
+	jobs     chan clientJob          // calls handed to idle runners (client_write.go)
+	eof      chan struct{}           // closed when the stream of the HTTP+SSE fallback has ended
+	wg       sync.WaitGroup          // every goroutine of the conn
+	tr       *transport.FrameTracker // nil without an observer
+	unread   atomic.Int64            // messages queued in in that the engine has not taken yet (see Read)
+	readOf   atomic.Bool             // Read returned a message whose taking unread does not count yet
 
 	mu         sync.Mutex
 	done       bool                       // Close was called
@@ -514,6 +518,17 @@ func (c *ClientConn) setHeaders(h http.Header, sid, version string) {
 	if sid != "" {
 		h[hdrKeySessionID] = []string{sid}
 	}
+}
+
+// clientRedacted returns u as net/http's errors show it: a password
+// becomes "***".
+func clientRedacted(u *url.URL) string {
+	if _, has := u.User.Password(); has {
+		v := *u
+		v.User = url.UserPassword(u.User.Username(), "***")
+		return v.String()
+	}
+	return u.String()
 }
 
 // setUserHeaders puts copies of ClientOptions.Header on h.

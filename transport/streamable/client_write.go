@@ -3,12 +3,14 @@ package streamable
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -238,7 +240,7 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 		return
 	}
 	req.Header = hdr
-	resp, err := c.t.client.Do(req)
+	resp, err := c.sendCall(req, body)
 	call.connect.Stop()
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil {
@@ -290,6 +292,42 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 		}
 		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeInternalError, "streamable: POST %s %s: the answer has Content-Type %q, neither JSON nor an event stream", call.method, c.url, ct))
 	}
+}
+
+// sendCall sends the POST of a call. With a client of the transport's
+// own, whose policy is net/http's default, and a URL without user
+// information (which Client.Do would send as basic authentication), it
+// goes to the http.Transport at once: http.Client.Do copies the headers of every request in case
+// it is redirected (a map and its values, half a kilobyte per call) and
+// wraps the send in its redirect loop. A redirect is then followed by
+// Client.Do, with the request sent again; errors are *url.Error as
+// Client.Do makes them.
+func (c *ClientConn) sendCall(req *http.Request, body []byte) (*http.Response, error) {
+	if !c.direct {
+		return c.t.client.Do(req)
+	}
+	resp, err := c.t.ownIdle.RoundTrip(req)
+	if err != nil {
+		if tlsErr, ok := err.(tls.RecordHeaderError); ok && string(tlsErr.RecordHeader[:]) == "HTTP/" {
+			err = http.ErrSchemeMismatch // as Client.Do says it
+		}
+		return nil, &url.Error{Op: "Post", URL: c.redacted, Err: err}
+	}
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		if resp.Header.Get("Location") == "" {
+			return resp, nil
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		resp.Body.Close()
+		again, err := http.NewRequestWithContext(req.Context(), http.MethodPost, c.url, bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		again.Header = req.Header
+		return c.t.client.Do(again)
+	}
+	return resp, nil
 }
 
 // aborted reports whether the request context ended because the caller
