@@ -20,6 +20,11 @@
 //   - Keys: the keys that seal the request state of multi round-trip
 //     requests (2026-07-28), so that a round begun on one instance
 //     completes on another.
+//   - Instances: which instances are alive (each beats with a short
+//     TTL), so that an instance following a stream another one writes
+//     can tell that its writer died, and end the stream for the client
+//     with an error answering its requests (their ids are the meta of
+//     the stream's priming event, Events.Prime) instead of waiting.
 //
 // A Store provides them all. Memory is the in-process implementation;
 // package store/redis shares them through Redis. A server without a

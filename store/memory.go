@@ -22,6 +22,7 @@ type Memory struct {
 	bus      memBus
 	tasks    *MemoryTasks
 	keys     memKeys
+	live     memInstances
 
 	mu   sync.Mutex
 	inst int64
@@ -74,6 +75,9 @@ func (m *Memory) Tasks() Tasks { return m.tasks }
 
 // Keys implements Store.
 func (m *Memory) Keys() KeyRing { return &m.keys }
+
+// Instances implements Store.
+func (m *Memory) Instances() Instances { return &m.live }
 
 // NewInstance implements Store.
 func (m *Memory) NewInstance(context.Context) (int64, error) {

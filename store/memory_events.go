@@ -29,6 +29,7 @@ type memEvent struct {
 	stream string
 	seq    uint64
 	data   []byte
+	meta   []byte // a priming event's (Prime)
 }
 
 func newMemEvents(max int) *memEvents {
@@ -53,6 +54,31 @@ func (e *memEvents) Append(_ context.Context, session, stream string, data []byt
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.appendLocked(session, stream, data), nil
+}
+
+func (e *memEvents) Prime(_ context.Context, session, stream string, meta []byte) (string, error) {
+	if len(meta) > MaxMeta {
+		return "", errMetaSize
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	id := e.appendLocked(session, stream, nil)
+	l := e.logs[session]
+	l.events[len(l.events)-1].meta = append([]byte{}, meta...)
+	return id, nil
+}
+
+func (e *memEvents) Meta(_ context.Context, session, stream string) ([]byte, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if l := e.logs[session]; l != nil {
+		for _, ev := range l.events {
+			if ev.stream == stream && ev.meta != nil {
+				return append([]byte(nil), ev.meta...), nil
+			}
+		}
+	}
+	return nil, ErrEventNotFound
 }
 
 func (e *memEvents) AppendEnd(_ context.Context, session, stream string, data []byte) (string, error) {

@@ -31,6 +31,8 @@ type Store interface {
 	// Keys keeps the keys that seal request state (multi round-trip
 	// requests of 2026-07-28).
 	Keys() KeyRing
+	// Instances tells which instances are alive.
+	Instances() Instances
 	// NewInstance returns a number, in [1, MaxInstance], that no other
 	// live instance of the server holds. The server draws one when it
 	// first needs it and subscribes to its Bus topic InstanceTopic(n):
@@ -64,6 +66,8 @@ var (
 	// (never issued, or evicted).
 	ErrEventNotFound = errors.New("store: event not found")
 )
+
+var errMetaSize = errors.New("store: a stream's meta is over MaxMeta bytes")
 
 // A Session is the shared record of a legacy session: what the HTTP
 // handler opened it with (its owner), what initialize negotiated, and
@@ -156,6 +160,16 @@ type Events interface {
 	// AppendEnd is Append then End, at once: data (one JSON-RPC message,
 	// the answer that ends a call) is the stream's last event.
 	AppendEnd(ctx context.Context, session, stream string, data []byte) (id string, err error)
+	// Prime appends the priming event of a new stream (an event without
+	// a message, as Append with nil data) and keeps meta with it: what
+	// another instance needs to end the stream should its writer die
+	// (the HTTP handler keeps the ids of the requests the stream
+	// answers). Meta is small: at most MaxMeta bytes.
+	Prime(ctx context.Context, session, stream string, meta []byte) (id string, err error)
+	// Meta returns the meta of the stream's priming event, or
+	// ErrEventNotFound when that event is not kept (never appended,
+	// evicted, or the session's events deleted).
+	Meta(ctx context.Context, session, stream string) ([]byte, error)
 	// Replay calls send, in order, with each event of lastID's stream
 	// that came after lastID, and stops at the first error of send. It
 	// returns ErrEventNotFound, without calling send, when lastID is
@@ -169,6 +183,23 @@ type Events interface {
 	Follow(ctx context.Context, session, stream, after string, send func(id string, data []byte) error) error
 	// DeleteSession forgets every event of the session.
 	DeleteSession(ctx context.Context, session string) error
+}
+
+// MaxMeta bounds the meta of a stream (Events.Prime).
+const MaxMeta = 4 << 10
+
+// Instances tracks which instances of the server are alive, so that one
+// can tell that the work of another is lost (the call whose stream it
+// follows for a client): each instance beats under a name of its own,
+// more often than the ttl it beats with, until it stops.
+type Instances interface {
+	// Beat marks the instance name alive for ttl from now.
+	Beat(ctx context.Context, name string, ttl time.Duration) error
+	// Alive reports whether the instance name beat less than its ttl
+	// ago. A store that restarted empty forgets every beat: an instance
+	// is gone only if it stays absent for longer than it takes to beat
+	// again.
+	Alive(ctx context.Context, name string) (bool, error)
 }
 
 // A Bus carries messages between the instances that share a store:

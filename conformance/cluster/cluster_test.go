@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -32,6 +33,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/store/redis/redistest"
 	"github.com/mcpwire/mcpwire/transport/streamable"
@@ -484,6 +486,82 @@ func TestKillMidStream(t *testing.T) {
 	}
 	if on2 := f.hits(func(h hit) bool { return h.last != "" && h.inst == 2 }); len(on2) == 0 {
 		t.Error("the client did not resume on instance 2")
+	}
+}
+
+// TestOwnerKilled: a client follows on instance 1 a long call running
+// on instance 0, which is killed (-9) mid-call: instance 1, seeing that
+// instance 0 beats no more, ends the call's stream with an error
+// answering the call, and the client's call fails with it within a
+// bounded time (twice streamable.DefaultInstanceTTL, and slack for a
+// loaded machine) rather than waiting with no end; the progress it got
+// before came once each, in order.
+func TestOwnerKilled(t *testing.T) {
+	f := startCluster(t, 3)
+	ctx := within(t, 90*time.Second)
+	f.route = func(r *http.Request, rpc string) int {
+		switch {
+		case r.Method == http.MethodPost || r.Method == http.MethodDelete:
+			return 0
+		case r.Header.Get("Last-Event-ID") == "":
+			return 2 // the standalone GET
+		}
+		return 1
+	}
+	sess := connect(t, ctx, f.url, &client.Options{Version: mcp.Version20251125})
+	var mu sync.Mutex
+	var got []float64
+	progressed := make(chan struct{}, 1000)
+	done := make(chan error, 1)
+	go func() {
+		_, err := sess.CallTool(client.WithProgress(ctx, func(p mcp.ProgressParams) {
+			mu.Lock()
+			got = append(got, p.Progress)
+			mu.Unlock()
+			progressed <- struct{}{}
+		}), &mcp.CallToolParams{Name: "test_streamed_progress", Arguments: json.RawMessage(`{"steps":1000,"delayMs":50,"poll":true}`)})
+		done <- err
+	}()
+	for range 5 { // the client follows the call on instance 1 now
+		select {
+		case <-progressed:
+		case err := <-done:
+			t.Fatalf("the call ended early: %v", err)
+		case <-ctx.Done():
+			t.Fatal("no progress")
+		}
+	}
+	if on1 := f.hits(func(h hit) bool { return h.last != "" && h.inst == 1 }); len(on1) == 0 {
+		t.Fatal("the client does not follow the call on instance 1")
+	}
+	f.insts[0].kill()
+	killed := time.Now()
+	const bound = 2*streamable.DefaultInstanceTTL + 10*time.Second
+	select {
+	case err := <-done:
+		took := time.Since(killed)
+		var rpcErr *jsonrpc.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInternalError || !strings.Contains(rpcErr.Message, "stopped before answering") {
+			t.Fatalf("the call ended with %v, want the error of a lost call", err)
+		}
+		t.Logf("the call failed %v after its instance was killed: %v", took.Round(time.Millisecond), err)
+		if took > bound {
+			t.Errorf("the error came %v after the kill, want within %v", took, bound)
+		}
+	case <-time.After(bound):
+		t.Fatalf("no answer %v after the call's instance was killed", bound)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, p := range got {
+		if p != float64(i+1) {
+			t.Fatalf("progress %v: not 1..%d exactly once, in order", got, len(got))
+		}
+	}
+	for i, in := range f.insts[1:] {
+		if !in.alive() {
+			t.Errorf("instance %d died:\n%s", i+1, in.log)
+		}
 	}
 }
 

@@ -22,12 +22,16 @@
 //     are dropped when read after their session is gone.
 //   - e:{ID} (stream): the SSE events of the session's streams, at most
 //     MaxEventsPerSession (1,000), kept EventTTL (1 hour) after the last;
-//     deleted with the session.
+//     deleted with the session. A stream's priming event keeps the ids of
+//     the requests it answers, for an instance that ends the stream if
+//     its writer dies.
 //   - t:ID (string), to:OWNER and tasks (sorted sets), tseq: tasks, kept
 //     for their TTL; at most MaxTasks, MaxTasksPerOwner per owner.
 //   - keys (list): the request-state keys, one signing, the one before
 //     it verifying; a new one every KeyRotation (24 hours).
-//   - instance (counter): numbers the instances.
+//   - instance (counter): numbers the instances. live:NAME (string):
+//     an HTTP handler that is alive (streamable.HandlerOptions.InstanceTTL,
+//     5 s, after its last beat).
 //   - channels b:TOPIC: the messages between instances (list changes,
 //     resource updates and task states for subscriptions/listen streams,
 //     clients' answers, cancellations, task updates, deleted sessions),

@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +16,8 @@ import (
 // Events. The events of a session are one Redis stream,
 // "<prefix>e:{<id>}", bounded to MaxEventsPerSession entries and kept
 // EventTTL after the last; each entry has a field s (its stream), and d
-// (the message; absent for a priming event) or e (the end of the stream).
+// (the message; absent for a priming event), m (a priming event's meta,
+// Prime) or e (the end of the stream).
 // An event id is "<stream>_<entry id>". Each append publishes a wake-up
 // on the channel "<prefix>w:<id>" for the follows of the session.
 
@@ -68,6 +70,43 @@ func (e *events) Append(ctx context.Context, session, stream string, data []byte
 		return "", err
 	}
 	return stream + "_" + id, nil
+}
+
+// Prime keeps meta in the field m of the priming entry.
+func (e *events) Prime(ctx context.Context, session, stream string, meta []byte) (string, error) {
+	if len(meta) > store.MaxMeta {
+		return "", fmt.Errorf("store/redis: a stream's meta of %d bytes is over store.MaxMeta", len(meta))
+	}
+	id, err := e.add(ctx, session, false, []any{"s", stream, "m", meta})
+	if err != nil {
+		return "", err
+	}
+	return stream + "_" + id, nil
+}
+
+// Meta looks for the stream's priming entry from the oldest entry kept:
+// it is read when a stream's writer died, not on the way of a call.
+func (e *events) Meta(ctx context.Context, session, stream string) ([]byte, error) {
+	start := "-"
+	for {
+		msgs, err := e.s.rdb.XRangeN(ctx, e.key(session), start, "+", readPage).Result()
+		if err != nil {
+			return nil, wrap(err)
+		}
+		for _, m := range msgs {
+			if m.Values["s"] != stream {
+				continue
+			}
+			if meta, ok := m.Values["m"].(string); ok {
+				return []byte(meta), nil
+			}
+			return nil, store.ErrEventNotFound // the stream's first entry kept is not its priming event
+		}
+		if len(msgs) < readPage {
+			return nil, store.ErrEventNotFound
+		}
+		start = "(" + msgs[len(msgs)-1].ID
+	}
 }
 
 func (e *events) End(ctx context.Context, session, stream string) error {

@@ -92,6 +92,7 @@ type Store struct {
 	bus      *bus
 	tasks    tasks
 	keys     keyRing
+	live     instances
 }
 
 // New returns a store on the Redis server opts.URL names. It does not
@@ -163,6 +164,7 @@ func New(opts *Options) (*Store, error) {
 	s.bus = newBus(s)
 	s.tasks = tasks{s}
 	s.keys = keyRing{s: s}
+	s.live = instances{s}
 	return s, nil
 }
 
@@ -191,6 +193,9 @@ func (s *Store) Tasks() store.Tasks { return &s.tasks }
 
 // Keys implements store.Store.
 func (s *Store) Keys() store.KeyRing { return &s.keys }
+
+// Instances implements store.Store.
+func (s *Store) Instances() store.Instances { return &s.live }
 
 // NewInstance implements store.Store: a counter in Redis, so that the
 // numbers of live instances differ until a million have started.

@@ -33,6 +33,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, maxEvents int) {
 		{"Keys", testKeys},
 		{"Tasks", testTasks},
 		{"Instances", testInstances},
+		{"Liveness", testLiveness},
+		{"Meta", testMeta},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.f(t, open(t)) })
 	}
@@ -565,5 +567,82 @@ func testInstances(t *testing.T, st store.Store) {
 			t.Fatalf("instance number %d (seen %v)", n, seen)
 		}
 		seen[n] = true
+	}
+}
+
+func testLiveness(t *testing.T, st store.Store) {
+	ctx := ctxOf(t)
+	in := st.Instances()
+	if alive, err := in.Alive(ctx, "never"); err != nil || alive {
+		t.Fatalf("an instance that never beat: alive %v, %v", alive, err)
+	}
+	const ttl = 200 * time.Millisecond
+	if err := in.Beat(ctx, "a", ttl); err != nil {
+		t.Fatal(err)
+	}
+	if alive, err := in.Alive(ctx, "a"); err != nil || !alive {
+		t.Fatalf("an instance that just beat: alive %v, %v", alive, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		alive, err := in.Alive(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !alive {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("an instance that stopped beating is still alive")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func testMeta(t *testing.T, st store.Store) {
+	ctx := ctxOf(t)
+	ev := st.Events()
+	if _, err := ev.Meta(ctx, "m", "s1"); !errors.Is(err, store.ErrEventNotFound) {
+		t.Fatalf("Meta of a stream never primed: %v", err)
+	}
+	prime, err := ev.Prime(ctx, "m", "s1", []byte(`[1,"two"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(prime, "s1_") {
+		t.Fatalf("event id %q does not start with its stream", prime)
+	}
+	if _, err := ev.Append(ctx, "m", "s1", []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ev.Prime(ctx, "m", "s2", []byte(`[3]`)); err != nil {
+		t.Fatal(err)
+	}
+	for stream, want := range map[string]string{"s1": `[1,"two"]`, "s2": `[3]`} {
+		if meta, err := ev.Meta(ctx, "m", stream); err != nil || string(meta) != want {
+			t.Errorf("Meta of %s: %q, %v; want %s", stream, meta, err, want)
+		}
+	}
+	// The priming event is a priming event: no message to replay.
+	var c collect
+	if err := ev.Follow(ctx, "m", "s1", "", func(id string, data []byte) error {
+		if err := c.send(id, data); err != nil {
+			return err
+		}
+		return errors.New("stop")
+	}); err == nil {
+		t.Fatal("Follow did not stop")
+	}
+	if got := c.list(); len(got) != 1 || got[0] != prime+"=" {
+		t.Errorf("the priming event followed as %v", got)
+	}
+	if _, err := ev.Prime(ctx, "m", "big", make([]byte, store.MaxMeta+1)); err == nil {
+		t.Error("Prime took a meta over MaxMeta")
+	}
+	if err := ev.DeleteSession(ctx, "m"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ev.Meta(ctx, "m", "s1"); !errors.Is(err, store.ErrEventNotFound) {
+		t.Errorf("Meta after DeleteSession: %v", err)
 	}
 }

@@ -36,6 +36,9 @@ const (
 	// DefaultMaxPendingMessages bounds the messages kept for a legacy
 	// session's standalone stream while no GET is open.
 	DefaultMaxPendingMessages = 100
+	// DefaultInstanceTTL is how long after its last heartbeat in a shared
+	// store an instance counts as gone.
+	DefaultInstanceTTL = 5 * time.Second
 )
 
 // HandlerOptions configure a Handler. A nil *HandlerOptions, and every
@@ -119,6 +122,16 @@ type HandlerOptions struct {
 	// stream wherever it is open. Default: the server's, when it has one
 	// (server.Options.Store); otherwise nothing is shared.
 	Store store.Store
+	// InstanceTTL, with a Store, is how long after its last heartbeat the
+	// handler counts as gone for the other instances. It beats every
+	// InstanceTTL/5; an instance that follows, for a client, a call
+	// running on a handler gone for InstanceTTL/2 more ends the call's
+	// stream with an error answering the call, so that the client learns
+	// of the lost call within about twice InstanceTTL of its instance's
+	// death rather than waiting with no end. Too short a TTL takes a paused instance
+	// (a long GC, a store slow to answer) for dead. Default
+	// DefaultInstanceTTL (5 s).
+	InstanceTTL time.Duration
 	// Observer, if set, sees every frame the handler receives and sends,
 	// in both eras: POST bodies (valid or not), the messages of every
 	// stream and JSON answer, and the error bodies answering a POST (see
@@ -178,6 +191,9 @@ func NewHandler(srv transport.MessageServer, opts *HandlerOptions) *Handler {
 	}
 	if o.MaxPendingMessages <= 0 {
 		o.MaxPendingMessages = DefaultMaxPendingMessages
+	}
+	if o.InstanceTTL <= 0 {
+		o.InstanceTTL = DefaultInstanceTTL
 	}
 	h.log = o.Logger
 	if h.log == nil {

@@ -138,7 +138,7 @@ func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, req *
 	leave := make(chan struct{})
 	st.mu.Lock()
 	gen := st.attachLocked(w, false, leave)
-	st.primeLocked()
+	st.primeLocked(h.streamMeta(req.ID))
 	st.mu.Unlock()
 	s.hold()
 	h.goTracked(func() {
@@ -207,7 +207,13 @@ func (h *Handler) batch(w http.ResponseWriter, r *http.Request, s *session, b *j
 	gen := st.attachLocked(w, false, leave)
 	st.calls = len(run) + len(answers)
 	if h.store != nil {
-		st.primeLocked()
+		var ids []jsonrpc.ID
+		if h.events != nil {
+			for _, c := range run {
+				ids = append(ids, c.ID)
+			}
+		}
+		st.primeLocked(h.streamMeta(ids...))
 	}
 	st.mu.Unlock()
 	completed := func() {

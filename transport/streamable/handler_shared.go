@@ -3,8 +3,10 @@ package streamable
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -52,6 +54,7 @@ func (h *Handler) initShared(st store.Store) {
 	h.events = st.Events()
 	h.store = h.events
 	h.prefix = rand.Text()[:10] + "-"
+	h.goTracked(h.heartbeat)
 	h.unsub = st.Bus().Subscribe(closedTopic, func(msg []byte) {
 		h.mu.Lock()
 		s := h.sessions[string(msg)]
@@ -218,6 +221,105 @@ func (s *session) writeShared(ctx context.Context, data []byte) error {
 	return err
 }
 
+// Instance liveness: the handler beats in the store under its stream-id
+// prefix (store.Instances), every InstanceTTL/5, so that an instance that
+// follows a stream another one writes can tell when its writer is gone:
+// absent for InstanceTTL/2 at every look, which a live writer, beating
+// more often, never is (a store that restarted empty included). The
+// follower then ends the stream in the store with an error answering
+// each request of the stream (their ids are the meta of its priming
+// event), which every follow of the stream delivers, once, before the
+// stream's end: the client's call fails with a clear error rather than
+// waiting with no end.
+
+// heartbeat beats until the handler closes.
+func (h *Handler) heartbeat() {
+	every := h.opts.InstanceTTL / 5
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), every)
+		err := h.shared.Instances().Beat(ctx, h.prefix, h.opts.InstanceTTL)
+		cancel()
+		if err != nil {
+			h.log.Debug("streamable: heartbeat not kept", "error", err)
+		}
+		select {
+		case <-h.done:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// writerOf returns the instance that writes stream sid (the prefix of
+// its id), or "".
+func writerOf(sid string) string {
+	if i := strings.LastIndexByte(sid, '-'); i > 0 {
+		return sid[:i+1]
+	}
+	return ""
+}
+
+// streamMeta is what the priming event of a stream keeps with a store:
+// the ids of the requests it answers, a JSON array, as many as fit in
+// store.MaxMeta. Nil without a store.
+func (h *Handler) streamMeta(ids ...jsonrpc.ID) []byte {
+	if h.events == nil {
+		return nil
+	}
+	b := []byte{'['}
+	for i, id := range ids {
+		n := len(b)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b = id.AppendJSON(b); len(b) >= store.MaxMeta {
+			b = b[:n]
+			break
+		}
+	}
+	return append(b, ']')
+}
+
+// errWriterGone answers the requests of a stream whose writer died.
+var errWriterGone = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+	Message: "Internal error: the server instance running this request stopped before answering; it may have been partly carried out"}
+
+// abandon ends stream sid, whose writer is gone, in the store: an error
+// answering each of its requests, then its end.
+func (h *Handler) abandon(ctx context.Context, s *session, sid string) error {
+	var ids []jsonrpc.ID
+	meta, err := h.events.Meta(ctx, s.id, sid)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(meta, &ids); err != nil {
+			h.log.Warn("streamable: a stream's meta cannot be read", "session", s.id, "stream", sid, "error", err)
+		}
+	case !errors.Is(err, store.ErrEventNotFound):
+		return err
+	}
+	h.log.Warn("streamable: a stream's writer is gone; its requests are answered with an error", "session", s.id, "stream", sid, "requests", len(ids))
+	if len(ids) == 0 {
+		return h.events.End(ctx, s.id, sid) // no request known to answer
+	}
+	for i, id := range ids {
+		data, err := errEncoder.Append(nil, &jsonrpc.Response{ID: id, Error: errWriterGone})
+		if err != nil {
+			return err
+		}
+		if i < len(ids)-1 {
+			_, err = h.events.Append(ctx, s.id, sid, data)
+		} else {
+			_, err = h.events.AppendEnd(ctx, s.id, sid, data)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // follow serves a GET that carries on a stream from the store: the
 // stream sid after the event after. When last is set, after is the
 // client's Last-Event-ID, checked first (400 if the store does not know
@@ -267,7 +369,7 @@ func (h *Handler) follow(w http.ResponseWriter, r *http.Request, s *session, sid
 	watch := make(chan struct{})
 	go func() { // ends the follow when the stream, session or handler does
 		defer close(watch)
-		h.watchFollow(ctx, cancel, s, leave, own)
+		h.watchFollow(ctx, cancel, s, leave, own, sid)
 	}()
 	err := h.events.Follow(ctx, s.id, sid, after, write)
 	if errors.Is(err, store.ErrEventNotFound) && !last {
@@ -283,14 +385,23 @@ func (h *Handler) follow(w http.ResponseWriter, r *http.Request, s *session, sid
 
 // watchFollow cancels a follow when its writer is detached (a failed
 // write), the session closes or the handler does; for the session's own
-// stream it keeps the session alive in the store meanwhile.
-func (h *Handler) watchFollow(ctx context.Context, cancel context.CancelFunc, s *session, leave chan struct{}, own bool) {
-	var tick <-chan time.Time
+// stream it keeps the session alive in the store meanwhile, and for a
+// stream another instance writes, it ends the stream when that instance
+// is gone (abandon).
+func (h *Handler) watchFollow(ctx context.Context, cancel context.CancelFunc, s *session, leave chan struct{}, own bool, sid string) {
+	var tick, look <-chan time.Time
 	if own {
 		t := time.NewTicker(max(h.opts.SessionIdleTimeout/3, 10*time.Millisecond))
 		defer t.Stop()
 		tick = t.C
 	}
+	writer := writerOf(sid)
+	if !own && writer != "" && writer != h.prefix {
+		t := time.NewTicker(h.opts.InstanceTTL / 5)
+		defer t.Stop()
+		look = t.C
+	}
+	var absent time.Time // since when the writer has been absent at every look
 	for {
 		select {
 		case <-ctx.Done():
@@ -298,6 +409,21 @@ func (h *Handler) watchFollow(ctx context.Context, cancel context.CancelFunc, s 
 		case <-leave:
 		case <-h.done:
 		case <-s.ss.Done():
+		case now := <-look:
+			alive, err := h.shared.Instances().Alive(ctx, writer)
+			switch {
+			case err != nil || alive:
+				absent = time.Time{}
+			case absent.IsZero():
+				absent = now
+			case now.Sub(absent) >= h.opts.InstanceTTL/2:
+				if err := h.abandon(ctx, s, sid); err != nil {
+					h.log.Debug("streamable: a stream whose writer is gone was not ended", "session", s.id, "stream", sid, "error", err)
+					continue // the next look tries again
+				}
+				look = nil // the follow delivers the errors and the end
+			}
+			continue
 		case <-tick:
 			_, err := h.shared.Sessions().Load(ctx, s.id, h.sessionTTL())
 			if !errors.Is(err, store.ErrNotFound) {

@@ -326,10 +326,19 @@ var keepaliveComment = sse.AppendComment(nil, "keepalive")
 
 // prime starts a resumable stream: the SSE header and a priming event (an
 // id, the retry delay, no data), so that the client can resume even
-// before the first message.
-func (st *stream) primeLocked() {
+// before the first message. With a shared store the event keeps meta
+// (streamMeta).
+func (st *stream) primeLocked(meta []byte) {
 	st.upgradeLocked()
-	id := st.keepLocked(nil)
+	var id string
+	if st.h.events != nil && st.sid != "" && !st.sess.gone.Load() {
+		var err error
+		if id, err = st.h.events.Prime(st, st.sess.id, st.sid, meta); err != nil {
+			st.h.log.Warn("streamable: event store append failed", "session", st.sess.id, "error", err)
+		}
+	} else {
+		id = st.keepLocked(nil)
+	}
 	if id == "" {
 		st.flushLocked()
 		return
