@@ -53,6 +53,7 @@ func TestLegacyCallRoundTrips(t *testing.T) {
 	}
 	const calls = 20
 	trips.Store(0)
+	start := time.Now()
 	for range calls {
 		res, err := s.CallTool(ctx, params)
 		if err != nil {
@@ -62,7 +63,9 @@ func TestLegacyCallRoundTrips(t *testing.T) {
 			t.Fatalf("the call failed: %+v", res)
 		}
 	}
-	if n := trips.Load(); n > 3*calls {
-		t.Errorf("%d calls made %d round trips to Redis, want at most 3 a call", calls, n)
+	// The handler also beats once a second (HandlerOptions.InstanceTTL/5).
+	beats := int64(time.Since(start)/(streamable.DefaultInstanceTTL/5)) + 1
+	if n := trips.Load(); n > 3*calls+beats {
+		t.Errorf("%d calls made %d round trips to Redis, want at most 3 a call (and %d beats)", calls, n, beats)
 	}
 }

@@ -142,8 +142,10 @@ func TestSharedWriterAlive(t *testing.T) {
 	}
 	answer := `{"jsonrpc":"2.0","id":8,"result":{"content":[]}}`
 	go func() { // the writer beats for 10 TTLs, then answers
+		// Each beat holds for 10 TTLs, so that a test goroutine the
+		// scheduler leaves waiting a while is not taken for dead.
 		for range 50 {
-			st.Instances().Beat(ctx, writer, goneTTL)
+			st.Instances().Beat(ctx, writer, 10*goneTTL)
 			time.Sleep(goneTTL / 5)
 		}
 		ev.AppendEnd(ctx, sid, writer+"1", []byte(answer))
