@@ -36,10 +36,35 @@ const clientStableStream = 30 * time.Second
 func (c *ClientConn) followStream(ctx context.Context, call *clientCall, body io.Reader) {
 	st := &clientStream{retry: -1}
 	answered, err := c.readStream(ctx, body, st, call.id)
-	if answered || c.aborted(ctx) {
+	if answered {
+		c.drainStream(call, body)
+		return
+	}
+	if c.aborted(ctx) {
 		return
 	}
 	c.resume(ctx, call, st, err)
+}
+
+// clientDrainWait bounds the wait for the end of a response stream after
+// its response.
+const clientDrainWait = time.Second
+
+// clientDrainMax bounds what is read of a response stream after its
+// response.
+const clientDrainMax = 64 << 10
+
+// drainStream reads the rest of the stream of an answered call, which the
+// server ends after the response, so that net/http sees the end of the
+// body and keeps the connection: closed before its end, the connection
+// is closed too, and the next call dials a new one (about one legacy call
+// in ten against the everything-server, each leaving a socket in
+// TIME_WAIT). A stream that goes on past clientDrainMax or
+// clientDrainWait is closed as before.
+func (c *ClientConn) drainStream(call *clientCall, body io.Reader) {
+	call.connect.Reset(clientDrainWait) // aborts the request: the call is answered
+	io.CopyN(io.Discard, body, clientDrainMax)
+	call.connect.Stop()
 }
 
 // readStream delivers the messages of an SSE body, skipping events
