@@ -47,6 +47,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		wg.Go(func() { sess.conn.Shutdown(ctx) })
 	}
 	wg.Wait()
+	// Every session's connection is down now, and its removal follows
+	// from the connection's OnClosed (Options.OnSessionClosed, then the
+	// bookkeeping). Wait for it even when ctx has ended, so that a forced
+	// Shutdown too returns with no session left, within DrainTimeout for
+	// an OnSessionClosed that takes its time.
+	if ctx.Err() != nil {
+		grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.DrainTimeout)
+		s.live.Wait(grace)
+		cancel()
+	}
 	// Once their connections are down, sessions are removed quickly, and
 	// their notification senders see them closed.
 	for _, g := range []interface{ Wait(context.Context) error }{&s.live, &s.stateless, &s.listening, &s.senders} {
