@@ -6,8 +6,10 @@
 //
 //	proxy -listen localhost:3000 -to http://localhost:3001,http://localhost:3002,http://localhost:3003
 //
-// Response bodies are flushed as they come (SSE streams), and the Host
-// header is kept, so the backends see the address the client used.
+// Response bodies are flushed as they come (SSE streams), requests are
+// served full duplex (the request body is the transport's alone to read
+// and close, see newProxy), and the Host header is kept, so the backends
+// see the address the client used.
 package main
 
 import (
@@ -61,21 +63,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if len(backends) == 0 {
 		return errors.New("-to: no backend")
 	}
-	var next atomic.Uint64
-	p := &httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) {
-			b := backends[(next.Add(1)-1)%uint64(len(backends))]
-			r.SetURL(b)
-			r.Out.Host = r.In.Host
-		},
-		FlushInterval: -1,
-		ErrorLog:      log.New(stderr, "proxy: ", 0),
-	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: newProxy(backends, log.New(stderr, "proxy: ", 0)), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -86,4 +78,37 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// newProxy returns the round-robin handler over backends, logging the
+// copy errors of ReverseProxy to errorLog.
+//
+// Each request is served in full-duplex mode, as a load balancer streams
+// both directions. Without it, net/http's server, on the first write of
+// the response headers, reads a request body with no unread bytes left to
+// its end and closes it, while the transport that forwards it may not
+// yet have made its last read (the one that checks Content-Length
+// against EOF): a backend that answers as soon as it has the body's
+// bytes wins that race now and then. The transport then fails the read
+// ("invalid Read on closed Body"), counts it as a failed request write,
+// and closes the backend connection in the middle of the response it is
+// streaming: the client's stream was cut ("terminated" in Node), about
+// one conformance run in ten (TestResponseStreamsEndCleanlyUnderConcurrentPosts).
+func newProxy(backends []*url.URL, errorLog *log.Logger) http.Handler {
+	var next atomic.Uint64
+	p := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			b := backends[(next.Add(1)-1)%uint64(len(backends))]
+			r.SetURL(b)
+			r.Out.Host = r.In.Host
+		},
+		FlushInterval: -1,
+		ErrorLog:      errorLog,
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+			errorLog.Printf("full duplex: %v", err)
+		}
+		p.ServeHTTP(w, r)
+	})
 }
