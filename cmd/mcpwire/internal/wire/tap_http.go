@@ -57,6 +57,13 @@ func (t *HTTPTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}}
 	}
 	r = r.WithContext(withTracker(r.Context(), tr))
+	// Full duplex: net/http would otherwise close the request body when
+	// the response's headers are written, and the upstream transport,
+	// still to make its last read of that body (the EOF check), would
+	// fail the request and close the upstream connection in the middle
+	// of the response it is copying: an SSE stream cut now and then,
+	// whenever the server answers as soon as it has the body.
+	http.NewResponseController(w).EnableFullDuplex()
 	t.proxy.ServeHTTP(w, r)
 }
 
