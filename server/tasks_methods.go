@@ -234,8 +234,52 @@ func (s *Server) updateTask(ctx context.Context, r *Request, p *mcp.UpdateTaskPa
 			return nil, taskError(err)
 		}
 		e.forward(rec, &busMsg{Kind: busTaskUpdate, Task: rec.ID, Data: data})
+		e.awaitAnswered(ctx, rec, p.InputResponses)
 	}
 	return &mcp.EmptyResult{ResultType: mcp.ResultTypeComplete, Meta: s.modernMeta}, nil
+}
+
+// forwardedAnswerWait bounds how long tasks/update waits for the instance
+// running a task to take answers forwarded to it.
+const forwardedAnswerWait = 5 * time.Second
+
+// awaitAnswered waits, within forwardedAnswerWait and ctx, until the
+// shared record of a task running on another instance no longer lists as
+// pending the questions that answers answer (or the task has moved on):
+// so that a tasks/get the client sends next, to any instance, sees its
+// answers taken. Without it, tasks/update returned as soon as the answers
+// were published, and a tasks/get served elsewhere could still list an
+// answered question.
+func (e *taskEngine) awaitAnswered(ctx context.Context, rec *TaskRecord, answers mcp.InputResponses) {
+	var keys []string
+	for k := range answers {
+		if _, ok := rec.InputRequests[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, forwardedAnswerWait)
+	defer cancel()
+	pause := time.Millisecond
+	for {
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		cur, err := e.store.Get(ctx, rec.ID)
+		if err != nil || cur.Status != rec.Status || !slices.ContainsFunc(keys, func(k string) bool {
+			_, ok := cur.InputRequests[k]
+			return ok
+		}) {
+			return
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+	}
 }
 
 // A pendingInput is a question of a modern task waiting for tasks/update.
