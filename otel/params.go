@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"bytes"
 	"github.com/mcpwire/mcpwire/internal/jsonscan"
 	"github.com/mcpwire/mcpwire/mcp"
 )
@@ -122,7 +123,7 @@ func injectMeta(params []byte, c *carrier) []byte {
 		return params
 	}
 	i := jsonscan.SkipSpace(params, 0)
-	if i == len(params) || string(params[i:]) == "null" {
+	if i == len(params) || string(bytes.TrimRight(params[i:], " \t\r\n")) == "null" { // null, with JSON's white space around it
 		b := make([]byte, 0, 16+c.size())
 		b = append(b, `{"_meta":{`...)
 		b = c.appendMembers(b, nil)
