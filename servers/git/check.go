@@ -59,10 +59,14 @@ func (r *Repository) repoRelative(root *os.Root, p string) (string, error) {
 		return "", fmt.Errorf("path '%s' is outside the repository '%s': %w", p, r.root, errOutside)
 	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
-	for i, part := range parts {
+	// Every component, before the walk below stops at the first that does
+	// not exist: "gone/.git" names no file today, but git would take it.
+	for _, part := range parts {
 		if strings.EqualFold(part, ".git") {
 			return "", fmt.Errorf("path '%s' is inside the repository's .git directory: %w", p, errOutside)
 		}
+	}
+	for i := range parts {
 		if rel == "." {
 			break
 		}
