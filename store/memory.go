@@ -57,7 +57,7 @@ func NewMemory(opts *MemoryOptions) *Memory {
 		tasks:  NewMemoryTasks(o.MaxTasks, o.MaxTasksPerOwner),
 	}
 	m.sessions.m = make(map[string]*memSession)
-	m.bus.subs = make(map[string][]*memSub)
+	m.bus.subs = make(map[string][]*Delivery)
 	return m
 }
 
@@ -203,18 +203,7 @@ func (s *memSessions) Each(ctx context.Context, uri string, f func(id string) er
 
 type memBus struct {
 	mu   sync.Mutex
-	subs map[string][]*memSub
-}
-
-// memSub is one subscription: its messages wait in a queue that one
-// goroutine, live while the queue holds something, delivers in order.
-type memSub struct {
-	f func([]byte)
-
-	mu       sync.Mutex
-	queue    [][]byte
-	running  bool
-	canceled bool
+	subs map[string][]*Delivery
 }
 
 func (b *memBus) Publish(_ context.Context, topic string, msg []byte) error {
@@ -222,46 +211,13 @@ func (b *memBus) Publish(_ context.Context, topic string, msg []byte) error {
 	subs := slices.Clone(b.subs[topic])
 	b.mu.Unlock()
 	for _, s := range subs {
-		s.put(append([]byte(nil), msg...))
+		s.Put(append([]byte(nil), msg...))
 	}
 	return nil
 }
 
-func (s *memSub) put(msg []byte) {
-	s.mu.Lock()
-	if s.canceled {
-		s.mu.Unlock()
-		return
-	}
-	s.queue = append(s.queue, msg)
-	if s.running {
-		s.mu.Unlock()
-		return
-	}
-	s.running = true
-	s.mu.Unlock()
-	go s.run()
-}
-
-func (s *memSub) run() {
-	for {
-		s.mu.Lock()
-		if len(s.queue) == 0 || s.canceled {
-			s.queue = nil
-			s.running = false
-			s.mu.Unlock()
-			return
-		}
-		msg := s.queue[0]
-		s.queue[0] = nil
-		s.queue = s.queue[1:]
-		s.mu.Unlock()
-		s.f(msg)
-	}
-}
-
 func (b *memBus) Subscribe(topic string, f func([]byte)) func() {
-	s := &memSub{f: f}
+	s := NewDelivery(f)
 	b.mu.Lock()
 	b.subs[topic] = append(b.subs[topic], s)
 	b.mu.Unlock()
@@ -277,9 +233,7 @@ func (b *memBus) Subscribe(topic string, f func([]byte)) func() {
 			b.subs[topic] = list
 		}
 		b.mu.Unlock()
-		s.mu.Lock()
-		s.canceled = true
-		s.mu.Unlock()
+		s.Cancel()
 	}
 }
 

@@ -6,30 +6,28 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/mcpwire/mcpwire/store"
 )
 
 // The Bus: a topic is the Redis channel "<prefix>b:<topic>". One pub/sub
 // connection carries every subscription of the store; go-redis makes it
 // again, and subscribes again, after a failure. Each subscription has a
-// queue and a goroutine that exists while the queue holds messages, so
-// that a slow subscriber delays no other.
-
-// maxQueued bounds the messages waiting for one subscriber; beyond it
-// the oldest are dropped (the Bus is at most once anyway).
-const maxQueued = 10_000
+// store.Delivery: a queue and a goroutine that exists while the queue
+// holds messages, so that a slow subscriber delays no other.
 
 type bus struct {
 	s *Store
 
 	mu     sync.Mutex
 	ps     *goredis.PubSub
-	subs   map[string][]*sub // by channel
-	done   chan struct{}     // closed by close
+	subs   map[string][]*store.Delivery // by channel
+	done   chan struct{}                // closed by close
 	reader sync.WaitGroup
 }
 
 func newBus(s *Store) *bus {
-	return &bus{s: s, subs: make(map[string][]*sub), done: make(chan struct{})}
+	return &bus{s: s, subs: make(map[string][]*store.Delivery), done: make(chan struct{})}
 }
 
 func (b *bus) channel(topic string) string { return b.s.prefix + "b:" + topic }
@@ -40,7 +38,7 @@ func (b *bus) Publish(ctx context.Context, topic string, msg []byte) error {
 
 func (b *bus) Subscribe(topic string, f func([]byte)) func() {
 	ch := b.channel(topic)
-	s := &sub{f: f}
+	s := store.NewDelivery(f)
 	b.mu.Lock()
 	select {
 	case <-b.done:
@@ -78,7 +76,7 @@ func (b *bus) Subscribe(topic string, f func([]byte)) func() {
 		}
 		ps := b.ps
 		b.mu.Unlock()
-		s.cancel()
+		s.Cancel()
 		if last && ps != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), b.s.opts.CommandTimeout)
 			ps.Unsubscribe(ctx, ch) // if this fails, the connection is gone and with it the subscription
@@ -106,7 +104,7 @@ func (b *bus) read(msgs <-chan *goredis.Message) {
 		list := b.subs[m.Channel]
 		b.mu.Unlock()
 		for _, s := range list {
-			s.put([]byte(m.Payload))
+			s.Put([]byte(m.Payload))
 		}
 	}
 }
@@ -121,87 +119,17 @@ func (b *bus) close() {
 	}
 	close(b.done)
 	ps := b.ps
-	var all []*sub
+	var all []*store.Delivery
 	for _, list := range b.subs {
 		all = append(all, list...)
 	}
-	b.subs = map[string][]*sub{}
+	b.subs = map[string][]*store.Delivery{}
 	b.mu.Unlock()
 	for _, s := range all {
-		s.cancel()
+		s.Cancel()
 	}
 	if ps != nil {
 		ps.Close() // ends the channel, and read
 	}
 	b.reader.Wait()
-}
-
-// sub is one subscription and its queue.
-type sub struct {
-	f func([]byte)
-
-	mu       sync.Mutex
-	queue    [][]byte
-	running  bool
-	canceled bool
-	idle     chan struct{} // closed when the goroutine ends, if cancel waits for it
-}
-
-func (s *sub) put(msg []byte) {
-	s.mu.Lock()
-	if s.canceled {
-		s.mu.Unlock()
-		return
-	}
-	if len(s.queue) >= maxQueued {
-		s.queue = s.queue[1:]
-	}
-	s.queue = append(s.queue, msg)
-	if s.running {
-		s.mu.Unlock()
-		return
-	}
-	s.running = true
-	s.mu.Unlock()
-	go s.run()
-}
-
-func (s *sub) run() {
-	for {
-		s.mu.Lock()
-		if len(s.queue) == 0 || s.canceled {
-			s.queue = nil
-			s.running = false
-			if s.idle != nil {
-				close(s.idle)
-				s.idle = nil
-			}
-			s.mu.Unlock()
-			return
-		}
-		msg := s.queue[0]
-		s.queue[0] = nil
-		s.queue = s.queue[1:]
-		s.mu.Unlock()
-		s.f(msg)
-	}
-}
-
-// cancel stops deliveries and waits for the one in progress, unless
-// called from it.
-func (s *sub) cancel() {
-	s.mu.Lock()
-	s.canceled = true
-	var idle chan struct{}
-	if s.running {
-		s.idle = make(chan struct{})
-		idle = s.idle
-	}
-	s.mu.Unlock()
-	if idle != nil {
-		select {
-		case <-idle:
-		case <-time.After(time.Second): // a delivery that calls cancel itself, or one that blocks
-		}
-	}
 }
