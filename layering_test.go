@@ -45,6 +45,7 @@ var layers = map[string][]string{
 	"mcptest":                   {"server", "client", "transport/...", "mcp", "jsonrpc"},
 	"servers/sqlite":            {"server", "mcp"},
 	"servers/git":               {"server", "mcp"},
+	"servers/internal/argtest":  {"mcp"}, // test support: what every server's tools must do with their arguments
 	"cmd/mcpwire":               {"cmd/mcpwire/internal/cli"},
 
 	"servers/filesystem":                {"server", "mcp", "servers/filesystem/internal/glob", "servers/filesystem/internal/udiff"},

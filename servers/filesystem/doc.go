@@ -95,6 +95,13 @@
 //     official server reads anything, whole, into memory.
 //   - A FIFO, socket or device is refused as "not a regular file"; the
 //     official server would block on it or read forever.
+//   - head and tail are whole numbers from 1 to 2^53-1, as their input
+//     schemas say ("type": "integer", "minimum", "maximum"); anything else
+//     is an invalid-argument error naming the argument and the bound. The
+//     official server takes any number with JavaScript's rules: 0 means
+//     not given, a fraction rounds (up for head, down for tail), a
+//     negative head reads nothing, a negative tail drops lines from the
+//     start, and a tail of -1e300 is read as it comes.
 //   - edit_file refuses a file that is not valid UTF-8, which the official
 //     server would rewrite with its invalid bytes replaced by U+FFFD.
 //   - list_directory_with_sizes shows size 0 for a link leading outside

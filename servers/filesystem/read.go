@@ -24,9 +24,23 @@ type readTextArgs struct {
 	Tail *float64 `json:"tail"`
 }
 
-// set reports whether a head or tail argument counts: JavaScript's
-// truthiness, so 0 means "not given".
-func set(n *float64) bool { return n != nil && *n != 0 }
+// maxLines bounds head and tail: the largest whole number that every JSON
+// peer holds exactly (JavaScript's Number.MAX_SAFE_INTEGER). Their input
+// schema says so (minimum 1, maximum maxLines), and the server checks the
+// arguments against it before the tool runs.
+const maxLines = 1<<53 - 1
+
+// lineCount turns a head or tail argument into a count. The schema has
+// refused anything else already; the check keeps a float64 that is not a
+// whole number from 1 to maxLines from ever becoming an int64 (Go's
+// conversion of an out-of-range float is undefined: -1e300 became a
+// negative index).
+func lineCount(name string, v float64) (int64, error) {
+	if v != math.Trunc(v) || v < 1 || v > maxLines {
+		return 0, errorf("%s must be a whole number of lines from 1 to %d, not %v", name, int64(maxLines), v)
+	}
+	return int64(v), nil
+}
 
 func (c *call) readTextFile(ctx context.Context, args *readTextArgs) (string, error) {
 	t, err := c.set.resolve(args.Path)
@@ -34,14 +48,22 @@ func (c *call) readTextFile(ctx context.Context, args *readTextArgs) (string, er
 		return "", err
 	}
 	defer t.close()
-	if set(args.Head) && set(args.Tail) {
+	if args.Head != nil && args.Tail != nil {
 		return "", errorf("Cannot specify both head and tail parameters simultaneously")
 	}
 	switch {
-	case set(args.Tail):
-		return c.tail(t, *args.Tail)
-	case set(args.Head):
-		return c.head(t, *args.Head)
+	case args.Tail != nil:
+		n, err := lineCount("tail", *args.Tail)
+		if err != nil {
+			return "", err
+		}
+		return c.tail(t, n)
+	case args.Head != nil:
+		n, err := lineCount("head", *args.Head)
+		if err != nil {
+			return "", err
+		}
+		return c.head(t, n)
 	}
 	b, err := c.readAll(t, c.opts.MaxReadBytes)
 	if err != nil {
@@ -111,23 +133,19 @@ func (c *call) readAll(t *target, limit int64) ([]byte, error) {
 }
 
 // head returns the first n lines, as the official server's headFile: the
-// lines up to ceil(n), joined by \n, without the newline of the last.
-func (c *call) head(t *target, n float64) (string, error) {
+// lines up to n, joined by \n, without the newline of the last.
+func (c *call) head(t *target, n int64) (string, error) {
 	f, _, err := c.openRegular(t)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	if n < 0 || math.IsNaN(n) {
-		return "", nil
-	}
-	want := math.Ceil(n)
 	limit := c.opts.MaxReadBytes
 	tooMuch := func() error {
-		return errorf("File too large: the first %v lines of %s are more than the limit of %d bytes for one call", n, t.path(), limit)
+		return errorf("File too large: the first %d lines of %s are more than the limit of %d bytes for one call", n, t.path(), limit)
 	}
 	var buf []byte
-	lines := 0.0
+	lines := int64(0)
 	chunk := make([]byte, min(64<<10, limit+1))
 	for {
 		m, err := f.Read(chunk)
@@ -138,7 +156,7 @@ func (c *call) head(t *target, n float64) (string, error) {
 			if i < 0 {
 				break
 			}
-			if lines++; lines >= want {
+			if lines++; lines >= n {
 				if buf = append(buf, data[:i]...); int64(len(buf)) > limit {
 					return "", tooMuch()
 				}
@@ -167,8 +185,8 @@ const tailChunk = 1024
 
 // tail returns the last n lines as the official server's tailFile: it
 // reads 1 KiB chunks from the end until they hold n newlines, decodes
-// them, and keeps the last n (truncated) parts split on \n, CRLF made LF.
-func (c *call) tail(t *target, n float64) (string, error) {
+// them, and keeps the last n parts split on \n, CRLF made LF.
+func (c *call) tail(t *target, n int64) (string, error) {
 	f, fi, err := c.openRegular(t)
 	if err != nil {
 		return "", err
@@ -182,7 +200,7 @@ func (c *call) tail(t *target, n float64) (string, error) {
 	// chunk, to find where the official server would have stopped.
 	const block = 64 * tailChunk
 	var data []byte
-	pos, newlines := size, 0.0
+	pos, newlines := size, int64(0)
 	for pos > 0 && newlines < n {
 		start := max(0, pos-block)
 		buf := make([]byte, pos-start)
@@ -194,14 +212,14 @@ func (c *call) tail(t *target, n float64) (string, error) {
 		cut := int64(0) // where, in buf, reading stops
 		for end > 0 && newlines < n {
 			cs := max(0, end-tailChunk)
-			newlines += float64(bytes.Count(buf[cs:end], []byte("\n")))
+			newlines += int64(bytes.Count(buf[cs:end], []byte("\n")))
 			end = cs
 		}
 		cut = end
 		data = append(buf[cut:], data...)
 		pos = start + cut
 		if int64(len(data)) > c.opts.MaxReadBytes {
-			return "", errorf("File too large: the last %v lines of %s are more than the limit of %d bytes for one call", n, t.path(), c.opts.MaxReadBytes)
+			return "", errorf("File too large: the last %d lines of %s are more than the limit of %d bytes for one call", n, t.path(), c.opts.MaxReadBytes)
 		}
 		if cut > 0 {
 			break
@@ -209,17 +227,9 @@ func (c *call) tail(t *target, n float64) (string, error) {
 	}
 	text := strings.ReplaceAll(decodeUTF8(data), "\r\n", "\n")
 	parts := strings.Split(text, "\n")
-	// slice(-n): n truncated toward zero; -0 is 0, which keeps everything.
-	k := int64(math.Trunc(n))
-	switch {
-	case n < 0:
-		from := int64(math.Trunc(-n))
-		if from >= int64(len(parts)) {
-			return "", nil
-		}
-		parts = parts[from:]
-	case k > 0 && k < int64(len(parts)):
-		parts = parts[int64(len(parts))-k:]
+	// slice(-n): the last n parts.
+	if n < int64(len(parts)) {
+		parts = parts[int64(len(parts))-n:]
 	}
 	return strings.Join(parts, "\n"), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/mcp"
@@ -30,7 +31,11 @@ var (
 	moveHints    = hints(false, ptr(false), ptr(true))
 	contentShape = json.RawMessage(`{"type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`)
 	pathOnly     = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)
-	readText     = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"},"head":{"description":"If provided, returns only the first N lines of the file","type":"number"}},"required":["path"]}`)
+	// head and tail are whole numbers from 1 to maxLines (the official
+	// server's are any number, read with JavaScript's rules).
+	readText = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},` +
+		`"tail":{"description":"If provided, returns only the last N lines of the file","type":"integer","minimum":1,"maximum":` + strconv.Itoa(maxLines) + `},` +
+		`"head":{"description":"If provided, returns only the first N lines of the file","type":"integer","minimum":1,"maximum":` + strconv.Itoa(maxLines) + `}},"required":["path"]}`)
 )
 
 var mediaOutput = json.RawMessage(`{"type":"object","properties":{"content":{"type":"array","items":{"anyOf":[` +
