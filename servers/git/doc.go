@@ -59,8 +59,12 @@
 //     editor; diffs use --no-ext-diff.
 //   - Each git command has a time limit (Options.Timeout) and each result
 //     a size limit (Options.MaxOutput): a longer output is cut, git is
-//     stopped, and the text says so. git_log's max_count and git_add's
-//     number of paths are bounded too.
+//     stopped, and the text says so. git_add's number of paths is bounded
+//     too, and so is every numeric argument: the input schemas give
+//     context_lines 0 to Options.MaxContextLines and max_count 1 to
+//     Options.MaxLogCount, and any other number (1e300, -1, 1.5, 2^53+1)
+//     is refused before git runs, with a tool error naming the argument
+//     and the bound. 1.0 and 1e1 are integers, as JSON Schema says.
 //
 // The repository's own configuration and hooks are trusted, as git trusts
 // them: git_commit runs the pre-commit and commit-msg hooks, as the
@@ -118,5 +122,6 @@
 //     handler allows though its schema requires it; an unknown type is a
 //     tool error rather than a text result.
 //   - Arguments are checked strictly: an unknown argument is an error
-//     rather than ignored.
+//     rather than ignored, and a max_count over the server's limit is an
+//     error rather than a longer log.
 package git

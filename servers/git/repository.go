@@ -17,11 +17,13 @@ const (
 	// DefaultMaxOutput bounds the text of a tool's result, in bytes; a
 	// longer output is cut, with a note saying so.
 	DefaultMaxOutput = 1 << 20
-	// DefaultMaxLogCount bounds git_log's max_count.
+	// DefaultMaxLogCount bounds git_log's max_count (its schema's
+	// maximum).
 	DefaultMaxLogCount = 1000
 	// DefaultMaxFiles bounds the paths of one git_add.
 	DefaultMaxFiles = 1000
-	// DefaultMaxContextLines bounds the context_lines of the diff tools.
+	// DefaultMaxContextLines bounds the context_lines of the diff tools
+	// (their schemas' maximum).
 	DefaultMaxContextLines = 10000
 	// maxArgLen bounds any one revision, branch name, timestamp or path.
 	maxArgLen = 4096

@@ -1,22 +1,18 @@
 package git
 
+import "strconv"
+
 // The tools' input schemas, written out so that each property says what
 // it means, its default and its bounds. The property names are the
 // official server's; repo_path may be left out, and names the served
-// repository when given.
+// repository when given. A numeric argument states its minimum and its
+// maximum (the repository's limit), so that the server refuses any other
+// number before the tool runs, naming the argument and the bound.
 
 const repoPathProp = `"repo_path":{"type":"string","description":"Path to the Git repository: the served repository's top directory (the default when left out)"}`
 
 const (
 	schemaRepoOnly = `{"type":"object","properties":{` + repoPathProp + `},"additionalProperties":false}`
-
-	contextProp = `"context_lines":{"type":["integer","null"],"minimum":0,"default":3,"description":"Number of context lines to show around each change (default 3)"}`
-
-	schemaDiff = `{"type":"object","properties":{` + repoPathProp + `,` + contextProp + `},"additionalProperties":false}`
-
-	schemaDiffTarget = `{"type":"object","properties":{` + repoPathProp + `,` +
-		`"target":{"type":"string","minLength":1,"description":"Branch, tag or commit to compare the working tree with"},` +
-		contextProp + `},"required":["target"],"additionalProperties":false}`
 
 	schemaCommit = `{"type":"object","properties":{` + repoPathProp + `,` +
 		`"message":{"type":"string","minLength":1,"description":"Commit message"}},"required":["message"],"additionalProperties":false}`
@@ -25,11 +21,6 @@ const (
 		`"files":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"Paths to stage, relative to the repository's top directory (or absolute inside it); \".\" stages everything. Paths are literal: no glob patterns"}},"required":["files"],"additionalProperties":false}`
 
 	timestampDoc = `Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')`
-
-	schemaLog = `{"type":"object","properties":{` + repoPathProp + `,` +
-		`"max_count":{"type":["integer","null"],"minimum":1,"default":10,"description":"Maximum number of commits to show (default 10)"},` +
-		`"start_timestamp":{"type":["string","null"],"description":"Start timestamp for filtering commits. ` + timestampDoc + `"},` +
-		`"end_timestamp":{"type":["string","null"],"description":"End timestamp for filtering commits. ` + timestampDoc + `"}},"additionalProperties":false}`
 
 	schemaLogOutput = `{"type":"object","properties":{"commits":{"type":"array","items":{"type":"object","properties":{` +
 		`"hash":{"type":"string"},"author":{"type":"string"},"email":{"type":"string"},` +
@@ -51,3 +42,28 @@ const (
 		`"contains":{"type":["string","null"],"description":"The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified"},` +
 		`"not_contains":{"type":["string","null"],"description":"The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified"}},"additionalProperties":false}`
 )
+
+// contextProp is context_lines, from 0 to the repository's limit.
+func contextProp(limit int) string {
+	return `"context_lines":{"type":["integer","null"],"minimum":0,"maximum":` + strconv.Itoa(limit) +
+		`,"default":3,"description":"Number of context lines to show around each change (default 3, at most ` + strconv.Itoa(limit) + `)"}`
+}
+
+func schemaDiff(contextLimit int) string {
+	return `{"type":"object","properties":{` + repoPathProp + `,` + contextProp(contextLimit) + `},"additionalProperties":false}`
+}
+
+func schemaDiffTarget(contextLimit int) string {
+	return `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"target":{"type":"string","minLength":1,"description":"Branch, tag or commit to compare the working tree with"},` +
+		contextProp(contextLimit) + `},"required":["target"],"additionalProperties":false}`
+}
+
+// schemaLog bounds max_count by the repository's limit.
+func schemaLog(countLimit int) string {
+	return `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"max_count":{"type":["integer","null"],"minimum":1,"maximum":` + strconv.Itoa(countLimit) +
+		`,"default":10,"description":"Maximum number of commits to show (default 10, at most ` + strconv.Itoa(countLimit) + `)"},` +
+		`"start_timestamp":{"type":["string","null"],"description":"Start timestamp for filtering commits. ` + timestampDoc + `"},` +
+		`"end_timestamp":{"type":["string","null"],"description":"End timestamp for filtering commits. ` + timestampDoc + `"}},"additionalProperties":false}`
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -37,9 +38,9 @@ type repoArgs struct {
 }
 
 type diffArgs struct {
-	RepoPath     string `json:"repo_path,omitempty"`
-	Target       string `json:"target,omitempty"`
-	ContextLines *int   `json:"context_lines,omitempty"`
+	RepoPath     string   `json:"repo_path,omitempty"`
+	Target       string   `json:"target,omitempty"`
+	ContextLines *float64 `json:"context_lines,omitempty"`
 }
 
 type commitArgs struct {
@@ -53,10 +54,10 @@ type addArgs struct {
 }
 
 type logArgs struct {
-	RepoPath       string `json:"repo_path,omitempty"`
-	MaxCount       *int   `json:"max_count,omitempty"`
-	StartTimestamp string `json:"start_timestamp,omitempty"`
-	EndTimestamp   string `json:"end_timestamp,omitempty"`
+	RepoPath       string   `json:"repo_path,omitempty"`
+	MaxCount       *float64 `json:"max_count,omitempty"`
+	StartTimestamp string   `json:"start_timestamp,omitempty"`
+	EndTimestamp   string   `json:"end_timestamp,omitempty"`
 }
 
 type branchNameArgs struct {
@@ -101,13 +102,13 @@ func (r *Repository) Register(srv *server.Server) error {
 	ro := hints(true, false, true)
 	return errors.Join(
 		server.AddTool(srv, tool(ToolStatus, "Git status", "Shows the working tree status", schemaRepoOnly, ro), r.status),
-		server.AddTool(srv, tool(ToolDiffUnstaged, "Git diff (unstaged)", "Shows changes in the working directory that are not yet staged", schemaDiff, ro), r.diffUnstaged),
-		server.AddTool(srv, tool(ToolDiffStaged, "Git diff (staged)", "Shows changes that are staged for commit", schemaDiff, ro), r.diffStaged),
-		server.AddTool(srv, tool(ToolDiff, "Git diff", "Shows differences between branches or commits", schemaDiffTarget, ro), r.diff),
+		server.AddTool(srv, tool(ToolDiffUnstaged, "Git diff (unstaged)", "Shows changes in the working directory that are not yet staged", schemaDiff(r.maxContextLines), ro), r.diffUnstaged),
+		server.AddTool(srv, tool(ToolDiffStaged, "Git diff (staged)", "Shows changes that are staged for commit", schemaDiff(r.maxContextLines), ro), r.diffStaged),
+		server.AddTool(srv, tool(ToolDiff, "Git diff", "Shows differences between branches or commits", schemaDiffTarget(r.maxContextLines), ro), r.diff),
 		server.AddTool(srv, tool(ToolCommit, "Git commit", "Records changes to the repository", schemaCommit, hints(false, false, false)), r.commit),
 		server.AddTool(srv, tool(ToolAdd, "Git add", "Adds file contents to the staging area", schemaAdd, hints(false, false, true)), r.add),
 		server.AddTool(srv, tool(ToolReset, "Git reset", "Unstages all staged changes", schemaRepoOnly, hints(false, true, true)), r.reset),
-		server.AddTool(srv, withOutput(tool(ToolLog, "Git log", "Shows the commit logs", schemaLog, ro), schemaLogOutput), r.log),
+		server.AddTool(srv, withOutput(tool(ToolLog, "Git log", "Shows the commit logs", schemaLog(r.maxLogCount), ro), schemaLogOutput), r.log),
 		server.AddTool(srv, tool(ToolCreateBranch, "Git create branch", "Creates a new branch from an optional base branch", schemaCreateBranch, hints(false, false, false)), r.createBranch),
 		server.AddTool(srv, tool(ToolCheckout, "Git checkout", "Switches branches", schemaCheckout, hints(false, false, false)), r.checkout),
 		server.AddTool(srv, tool(ToolShow, "Git show", "Shows the contents of a commit", schemaShow, ro), r.show),
@@ -161,15 +162,29 @@ func (r *Repository) status(ctx context.Context, _ *server.Request, in repoArgs)
 }
 
 // contextLines checks context_lines and returns git's --unified option.
-func (r *Repository) contextLines(n *int) (string, error) {
-	lines := defaultContext
-	if n != nil {
-		lines = *n
-	}
-	if lines < 0 || lines > r.maxContextLines {
-		return "", fmt.Errorf("context_lines must be between 0 and %d, not %d", r.maxContextLines, lines)
+func (r *Repository) contextLines(n *float64) (string, error) {
+	lines, err := intArg("context_lines", n, defaultContext, 0, r.maxContextLines)
+	if err != nil {
+		return "", err
 	}
 	return "--unified=" + strconv.Itoa(lines), nil
+}
+
+// intArg returns a numeric argument as an int, or def when it is left
+// out. Arguments are float64s so that every JSON integer decodes (JSON
+// Schema calls 1.0 and 1e1 integers; encoding/json refuses them as an
+// int). The server has checked the argument against the schema, which
+// states the same bounds; the check here keeps a float64 that is not a
+// whole number from lo to hi from ever becoming an int.
+func intArg(name string, v *float64, def, lo, hi int) (int, error) {
+	if v == nil {
+		return def, nil
+	}
+	f := *v
+	if f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
+		return 0, fmt.Errorf("%s must be an integer from %d to %d, not %v", name, lo, hi, f)
+	}
+	return int(f), nil
 }
 
 func (r *Repository) diffUnstaged(ctx context.Context, _ *server.Request, in diffArgs) (*mcp.CallToolResult, error) {

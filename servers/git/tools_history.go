@@ -20,17 +20,9 @@ func (r *Repository) log(ctx context.Context, _ *server.Request, in logArgs) (*m
 	if err := r.checkRepoPath(in.RepoPath); err != nil {
 		return nil, err
 	}
-	count := defaultLogMaxCount
-	if in.MaxCount != nil {
-		count = *in.MaxCount
-	}
-	if count < 1 {
-		return nil, fmt.Errorf("max_count must be at least 1, not %d", count)
-	}
-	note := ""
-	if count > r.maxLogCount {
-		note = fmt.Sprintf("\n[max_count %d is over the server's limit: showing at most %d commits]", count, r.maxLogCount)
-		count = r.maxLogCount
+	count, err := intArg("max_count", in.MaxCount, defaultLogMaxCount, 1, r.maxLogCount)
+	if err != nil {
+		return nil, err
 	}
 	args := []string{"log", "-z", logFormat, fmt.Sprintf("--max-count=%d", count)}
 	if in.StartTimestamp != "" {
@@ -54,8 +46,9 @@ func (r *Repository) log(ctx context.Context, _ *server.Request, in logArgs) (*m
 	for i, c := range commits {
 		entries[i] = fmt.Sprintf("Commit: %s\nAuthor: %s <%s>\nDate: %s\nMessage: %s\n", c.Hash, c.Author, c.Email, c.Date, c.Message)
 	}
+	note := ""
 	if out.cut {
-		note += r.cutNote()
+		note = r.cutNote()
 	}
 	structured, err := json.Marshal(LogResult{Commits: commits})
 	if err != nil {
