@@ -37,6 +37,28 @@
 //     repository's top directory. A path elsewhere, through "..", through
 //     a symbolic link out, or to a directory inside the repository (which
 //     could be another repository) is refused.
+//   - The repository keeps its git data in its own .git directory: Open
+//     refuses a .git file or link pointing elsewhere (a linked worktree,
+//     a submodule's checkout, or a planted "gitdir:" line: the class of
+//     CVE-2026-134465, where a .git file led the official server out of
+//     --repository), a .git directory with a commondir file, and a
+//     core.worktree setting that moves the work tree. Every git command
+//     is then given the git directory and the work tree (--git-dir,
+//     --work-tree) instead of finding them, so a core.worktree set later
+//     is ignored, and it runs only while .git is still the directory
+//     Open found: a .git swapped for a file, a link or another directory
+//     makes every tool refuse.
+//   - Nested repositories and submodules are other repositories: the
+//     commands that compare the working tree (git_status,
+//     git_diff_unstaged, git_diff) neither run git status in them nor
+//     compare their commits (--ignore-submodules=all), git_commit with
+//     nothing staged answers without git status, and git_add refuses a
+//     path inside one, and one (or a directory holding one, "."
+//     included) whose .git file or link leads out of the repository; one
+//     whose git directory is inside (.git/modules) is staged as git
+//     stages it. git still opens the HEAD file that a nested .git file
+//     points to, to recognize a repository there; nothing of it reaches
+//     a result.
 //   - git_add's paths must stay inside the working tree: ".." out of it,
 //     absolute paths outside it, paths through a symbolic link and paths
 //     into .git are refused before git runs (CVE-2026-27735 was git_add
@@ -113,8 +135,10 @@
 //     lines), against the first parent for merges; the official server
 //     prints "--- a\n+++ b" and GitPython's hunks, and reprs in the
 //     header.
-//   - git_commit refuses to commit when nothing is staged (git's "nothing
-//     to commit"), where the official server records an empty commit.
+//   - git_commit refuses to commit when nothing is staged ("nothing to
+//     commit"), where the official server records an empty commit.
+//   - git_status, git_diff_unstaged and git_diff do not show changes in
+//     submodules (see Confinement).
 //   - git_checkout does not create a branch from a remote one of the same
 //     name (--no-guess): the official server verifies the name as a
 //     revision first, which has the same effect.

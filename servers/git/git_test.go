@@ -390,3 +390,24 @@ func TestToolList(t *testing.T) {
 		t.Errorf("the instructions do not name the repository: %q", s.sess.Instructions())
 	}
 }
+
+// TestCommitConcludesAMergeWithNoChange: git_commit refuses a commit with
+// nothing staged before git runs, except when a merge is being concluded,
+// which may record no change (a merge with -s ours).
+func TestCommitConcludesAMergeWithNoChange(t *testing.T) {
+	dir := newRepo(t)
+	gitCmd(t, dir, "checkout", "-q", "-b", "other")
+	write(t, dir, "other.txt", "other\n")
+	gitCmd(t, dir, "add", "other.txt")
+	commitAt(t, dir, "other", "2024-01-02T10:00:00+00:00")
+	gitCmd(t, dir, "checkout", "-q", "main")
+	s := serve(t, dir, nil)
+	if got := s.refused("git_commit", m{"message": "nothing"}); !strings.Contains(got, "nothing to commit") {
+		t.Errorf("git_commit with nothing staged: %q", got)
+	}
+	gitCmd(t, dir, "merge", "-q", "--no-commit", "-s", "ours", "other")
+	s.ok("git_commit", m{"message": "merge other, keeping ours"})
+	if parents := strings.Fields(gitCmd(t, dir, "log", "-1", "--format=%P")); len(parents) != 2 {
+		t.Errorf("HEAD has parents %v, want a merge", parents)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,11 @@ type Repository struct {
 	root    string // absolute, symbolic links resolved
 	gitPath string // absolute
 	env     []string
+	// gitDir is root/.git, a directory; every git command is given it and
+	// root as its work tree. gitDirInfo is what Open found there: a
+	// command runs only while it is still the same directory.
+	gitDir     string
+	gitDirInfo os.FileInfo
 
 	timeout         time.Duration
 	maxOutput       int
@@ -99,7 +105,60 @@ func Open(ctx context.Context, dir string, opts *Options) (*Repository, error) {
 	if err != nil || top != r.root {
 		return nil, fmt.Errorf("mcpwire git: %s is not the top directory of a Git working tree (that is %s)", dir, strings.TrimSpace(out.text))
 	}
+	gitDir := filepath.Join(r.root, ".git")
+	if r.gitDirInfo, err = ownGitDir(gitDir); err != nil {
+		return nil, fmt.Errorf("mcpwire git: %s: %w", dir, err)
+	}
+	r.gitDir = gitDir // from now on, every command is pinned to it
 	return r, nil
+}
+
+// errGitDir is wrapped by the error of a repository whose git directory
+// is not its own .git directory.
+var errGitDir = errors.New("the repository's git directory must be its own .git directory")
+
+// ownGitDir checks that the repository keeps its git data in gitDir
+// itself: a directory, not a .git file or a symbolic link pointing
+// elsewhere (a linked worktree, a submodule's checkout, or a planted
+// "gitdir:" line, CVE-2026-134465's class), and without a commondir file
+// sending git to another repository's objects and refs.
+func ownGitDir(gitDir string) (os.FileInfo, error) {
+	fi, err := os.Lstat(gitDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errGitDir, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is a %s, not a directory (it points git to a repository elsewhere): %w", gitDir, kind(fi), errGitDir)
+	}
+	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil {
+		return nil, fmt.Errorf("%s has a commondir file (it points git to a repository elsewhere): %w", gitDir, errGitDir)
+	}
+	return fi, nil
+}
+
+func kind(fi os.FileInfo) string {
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return "symbolic link"
+	}
+	return "file"
+}
+
+// checkGitDir refuses to run git once the repository's .git is not the
+// directory Open found: replaced by a .git file or a link pointing
+// elsewhere, or by another directory. (A swap between this check and
+// git's start is not caught; the tools themselves cannot make one.)
+func (r *Repository) checkGitDir() error {
+	if r.gitDirInfo == nil {
+		return nil // Open is still checking the repository
+	}
+	fi, err := ownGitDir(r.gitDir)
+	if err != nil {
+		return fmt.Errorf("refusing to run git: %w", err)
+	}
+	if !os.SameFile(fi, r.gitDirInfo) {
+		return fmt.Errorf("refusing to run git: %s is another directory than when the server started: %w", r.gitDir, errGitDir)
+	}
+	return nil
 }
 
 // Root returns the repository's top directory, absolute, with symbolic

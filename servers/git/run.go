@@ -82,10 +82,23 @@ const maxStderr = 16 << 10
 // stdin as its standard input (nil for none). It returns at most limit
 // bytes of standard output; a longer output stops git and sets cut. The
 // command ends with ctx, or after the repository's timeout.
+//
+// Once the repository is open, git is told its git directory and work
+// tree (--git-dir, --work-tree) rather than left to find them: a .git
+// file swapped in, or a core.worktree setting in the repository's
+// configuration, cannot move it to another repository or tree. The .git
+// directory is checked to be the one Open found before each command.
 func (r *Repository) run(ctx context.Context, stdin []byte, limit int, args ...string) (output, error) {
+	if err := r.checkGitDir(); err != nil {
+		return output{}, err
+	}
 	cctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	full := append([]string{"--no-pager", "--literal-pathspecs", "-c", "color.ui=never"}, args...)
+	full := []string{"--no-pager", "--literal-pathspecs", "-c", "color.ui=never"}
+	if r.gitDir != "" {
+		full = append(full, "--git-dir="+r.gitDir, "--work-tree="+r.root)
+	}
+	full = append(full, args...)
 	cmd := exec.CommandContext(cctx, r.gitPath, full...)
 	cmd.Dir = r.root
 	cmd.Env = r.env

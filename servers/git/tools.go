@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -154,7 +155,7 @@ func (r *Repository) status(ctx context.Context, _ *server.Request, in repoArgs)
 	if err := r.checkRepoPath(in.RepoPath); err != nil {
 		return nil, err
 	}
-	out, err := r.run(ctx, nil, r.maxOutput, "status")
+	out, err := r.run(ctx, nil, r.maxOutput, "status", ignoreSubmodules)
 	if err != nil {
 		return nil, err
 	}
@@ -187,8 +188,16 @@ func intArg(name string, v *float64, def, lo, hi int) (int, error) {
 	return int(f), nil
 }
 
+// ignoreSubmodules keeps the commands that compare the working tree from
+// looking into submodules: git would run git status in each one's git
+// directory, wherever its .git file points (CVE-2026-134465's class), and
+// show its HEAD. A submodule is another repository; what the served one
+// records of it (the commit in the index and in commits) still shows in
+// git_diff_staged, git_show and git_log.
+const ignoreSubmodules = "--ignore-submodules=all"
+
 func (r *Repository) diffUnstaged(ctx context.Context, _ *server.Request, in diffArgs) (*mcp.CallToolResult, error) {
-	return r.diffTool(ctx, in, "Unstaged changes:\n")
+	return r.diffTool(ctx, in, "Unstaged changes:\n", ignoreSubmodules)
 }
 
 func (r *Repository) diffStaged(ctx context.Context, _ *server.Request, in diffArgs) (*mcp.CallToolResult, error) {
@@ -245,7 +254,7 @@ func (r *Repository) diff(ctx context.Context, _ *server.Request, in diffArgs) (
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.run(ctx, nil, r.maxOutput, "diff", "--no-ext-diff", unified, id, "--")
+	out, err := r.run(ctx, nil, r.maxOutput, "diff", "--no-ext-diff", ignoreSubmodules, unified, id, "--")
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +268,9 @@ func (r *Repository) commit(ctx context.Context, _ *server.Request, in commitArg
 	if strings.IndexByte(in.Message, 0) >= 0 {
 		return nil, errors.New("invalid message: it holds a NUL byte")
 	}
+	if err := r.somethingStaged(ctx); err != nil {
+		return nil, err
+	}
 	// The message goes through stdin, never the command line.
 	if _, err := r.run(ctx, []byte(in.Message), r.maxOutput, "commit", "--quiet", "--cleanup=whitespace", "--file=-"); err != nil {
 		return nil, err
@@ -268,6 +280,25 @@ func (r *Repository) commit(ctx context.Context, _ *server.Request, in commitArg
 		return nil, err
 	}
 	return server.TextResult("Changes committed successfully with hash " + strings.TrimSpace(out.text)), nil
+}
+
+// somethingStaged refuses a commit with nothing staged before git commit
+// runs: git would print git status, looking into submodules (see
+// ignoreSubmodules). A merge being concluded may record no change, and is
+// left to git.
+func (r *Repository) somethingStaged(ctx context.Context) error {
+	if _, err := os.Lstat(filepath.Join(r.gitDir, "MERGE_HEAD")); err == nil {
+		return nil
+	}
+	_, err := r.run(ctx, nil, maxArgLen, "diff", "--cached", "--quiet", "--exit-code")
+	var gerr *gitError
+	switch {
+	case err == nil: // no difference
+		return errors.New("nothing to commit: no changes are staged (stage them with git_add first)")
+	case errors.As(err, &gerr): // exit status 1, differences (or a failure git commit will report)
+		return nil
+	}
+	return err
 }
 
 func (r *Repository) add(ctx context.Context, _ *server.Request, in addArgs) (*mcp.CallToolResult, error) {
@@ -289,6 +320,9 @@ func (r *Repository) add(ctx context.Context, _ *server.Request, in addArgs) (*m
 	for _, f := range in.Files {
 		rel, err := r.repoRelative(root, f)
 		if err != nil {
+			return nil, err
+		}
+		if err := r.checkNested(ctx, root, rel); err != nil {
 			return nil, err
 		}
 		args = append(args, rel)
