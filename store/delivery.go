@@ -1,6 +1,9 @@
 package store
 
 import (
+	"bytes"
+	"runtime"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -22,6 +25,7 @@ type Delivery struct {
 	running  bool
 	canceled bool
 	idle     chan struct{} // closed when the goroutine ends, if Cancel waits for it
+	g        uint64        // the goroutine's id while running (0: unknown)
 }
 
 // NewDelivery returns the Delivery of messages to f.
@@ -49,11 +53,16 @@ func (d *Delivery) Put(msg []byte) {
 }
 
 func (d *Delivery) run() {
+	g := goid()
+	d.mu.Lock()
+	d.g = g
+	d.mu.Unlock()
 	for {
 		d.mu.Lock()
 		if len(d.queue) == 0 || d.canceled {
 			d.queue = nil
 			d.running = false
+			d.g = 0
 			if d.idle != nil {
 				close(d.idle)
 				d.idle = nil
@@ -69,13 +78,17 @@ func (d *Delivery) run() {
 	}
 }
 
-// Cancel stops the deliveries and waits (a second at most: a delivery
-// may block, or be the caller) for the one in progress.
+// Cancel stops the deliveries: f is called no more once Cancel has
+// returned, but for the call in progress, if any. Cancel waits for that
+// call to return (a second at most, should f block), so that the caller
+// may release what f uses; called from f itself (a subscriber whose
+// message ends its interest), it returns at once, and f is not called
+// again after it returns.
 func (d *Delivery) Cancel() {
 	d.mu.Lock()
 	d.canceled = true
 	var idle chan struct{}
-	if d.running {
+	if d.running && (d.g == 0 || d.g != goid()) {
 		if d.idle == nil {
 			d.idle = make(chan struct{})
 		}
@@ -90,4 +103,25 @@ func (d *Delivery) Cancel() {
 		case <-t.C:
 		}
 	}
+}
+
+// goid returns the id of the calling goroutine, as the first line of its
+// stack trace ("goroutine 18 [running]:") gives it, or 0. It tells
+// Cancel whether it is called from f: only the delivery's goroutine has
+// the id the delivery recorded.
+func goid() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b, ok := bytes.CutPrefix(b, []byte("goroutine "))
+	if !ok {
+		return 0
+	}
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, err := strconv.ParseUint(string(b), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return id
 }

@@ -214,7 +214,10 @@ type Bus interface {
 	// Subscribe calls f with each message of topic until cancel is
 	// called; f is called from one goroutine at a time per
 	// subscription, and must not block for long. A subscription that
-	// cannot be made now is retried until cancel.
+	// cannot be made now is retried until cancel. Once cancel has
+	// returned, f is not called; cancel waits for a call of f in
+	// progress, unless f itself calls cancel, which then returns at
+	// once.
 	Subscribe(topic string, f func(msg []byte)) (cancel func())
 }
 
