@@ -24,10 +24,17 @@ type bus struct {
 	subs   map[string][]*store.Delivery // by channel
 	done   chan struct{}                // closed by close
 	reader sync.WaitGroup
+
+	// cmdMu orders the SUBSCRIBE and UNSUBSCRIBE commands: each is
+	// decided, and sent, under it, from the subscribers the channel has
+	// then, so that the last command sent for a channel is the one its
+	// subscribers call for, however Subscribe and cancel interleave.
+	cmdMu sync.Mutex
+	on    map[string]bool // the channels the last command subscribed; under cmdMu
 }
 
 func newBus(s *Store) *bus {
-	return &bus{s: s, subs: make(map[string][]*store.Delivery), done: make(chan struct{})}
+	return &bus{s: s, subs: make(map[string][]*store.Delivery), done: make(chan struct{}), on: make(map[string]bool)}
 }
 
 func (b *bus) channel(topic string) string { return b.s.prefix + "b:" + topic }
@@ -46,7 +53,6 @@ func (b *bus) Subscribe(topic string, f func([]byte)) func() {
 		return func() {}
 	default:
 	}
-	first := len(b.subs[ch]) == 0
 	b.subs[ch] = append(b.subs[ch], s)
 	if b.ps == nil {
 		b.ps = b.s.rdb.Subscribe(context.Background())
@@ -56,9 +62,7 @@ func (b *bus) Subscribe(topic string, f func([]byte)) func() {
 	}
 	ps := b.ps
 	b.mu.Unlock()
-	if first {
-		b.subscribe(ps, ch)
-	}
+	b.sync(ps, ch)
 	return func() {
 		b.mu.Lock()
 		list := b.subs[ch]
@@ -68,29 +72,49 @@ func (b *bus) Subscribe(topic string, f func([]byte)) func() {
 				break
 			}
 		}
-		last := len(list) == 0
-		if last {
+		if len(list) == 0 {
 			delete(b.subs, ch)
 		} else {
 			b.subs[ch] = list
 		}
-		ps := b.ps
 		b.mu.Unlock()
 		s.Cancel()
-		if last && ps != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), b.s.opts.CommandTimeout)
-			ps.Unsubscribe(ctx, ch) // if this fails, the connection is gone and with it the subscription
-			cancel()
-		}
+		b.sync(ps, ch)
 	}
 }
 
-// subscribe sends SUBSCRIBE; if Redis cannot be reached now, go-redis
-// subscribes again on its next connection, since the channel is recorded
-// in the PubSub even when the command failed.
-func (b *bus) subscribe(ps *goredis.PubSub, ch string) {
+// sync subscribes the pub/sub connection to ch, or unsubscribes it, when
+// whether ch has subscribers now differs from what the last command for
+// ch did. Subscribe and cancel call it after changing the subscribers:
+// the last call, whichever it is, sees the last change.
+//
+// If Redis cannot be reached now, the command fails but go-redis keeps
+// the channel's state: it subscribes again, on its next connection, to
+// the channels subscribed last (an unsubscribed channel goes with the
+// connection).
+func (b *bus) sync(ps *goredis.PubSub, ch string) {
+	b.cmdMu.Lock()
+	defer b.cmdMu.Unlock()
+	b.mu.Lock()
+	want := len(b.subs[ch]) > 0
+	closed := false
+	select {
+	case <-b.done:
+		closed = true
+	default:
+	}
+	b.mu.Unlock()
+	if closed || want == b.on[ch] {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.s.opts.CommandTimeout)
 	defer cancel()
+	if !want {
+		delete(b.on, ch)
+		ps.Unsubscribe(ctx, ch)
+		return
+	}
+	b.on[ch] = true
 	if err := ps.Subscribe(ctx, ch); err != nil {
 		b.s.log.Warn("store/redis: subscribing now failed; retried on reconnection", "channel", ch, "error", err)
 	}

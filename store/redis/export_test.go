@@ -29,3 +29,11 @@ func (c tripCounter) ProcessPipelineHook(next goredis.ProcessPipelineHook) gored
 		return next(ctx, cmds)
 	}
 }
+
+// BusSubscribers returns how many subscriptions of this store the Bus
+// holds for topic.
+func (s *Store) BusSubscribers(topic string) int {
+	s.bus.mu.Lock()
+	defer s.bus.mu.Unlock()
+	return len(s.bus.subs[s.bus.channel(topic)])
+}
