@@ -179,7 +179,10 @@ type Events interface {
 	// the event after ("" for the stream's first event kept), including
 	// those appended later, until the stream ends (nil), ctx ends
 	// (ctx.Err()) or send fails (its error). It returns ErrEventNotFound
-	// when after is unknown.
+	// when after is unknown, and when events it has not sent yet are
+	// evicted meanwhile (a follow that fell more than the store's bound
+	// of events behind, or whose session's events were deleted): it
+	// never goes on past a gap.
 	Follow(ctx context.Context, session, stream, after string, send func(id string, data []byte) error) error
 	// DeleteSession forgets every event of the session.
 	DeleteSession(ctx context.Context, session string) error

@@ -131,36 +131,41 @@ func splitID(id string) (stream, entry string, ok bool) {
 	return id[:i], id[i+1:], true
 }
 
-// check reports whether entry is a kept event of stream.
-func (e *events) check(ctx context.Context, session, stream, entry string) error {
-	msgs, err := e.s.rdb.XRangeN(ctx, e.key(session), entry, entry, 1).Result()
-	if err != nil {
-		if strings.Contains(err.Error(), "Invalid stream ID") {
-			return store.ErrEventNotFound
-		}
-		return wrap(err)
-	}
-	if len(msgs) == 0 || msgs[0].ID != entry || msgs[0].Values["s"] != stream {
-		return store.ErrEventNotFound
-	}
-	return nil
-}
-
 // readPage is how many entries a replay or follow reads at a time.
 const readPage = 200
 
-// after sends the events of stream after entry ("" : from the first);
-// it returns the last entry read and whether the stream ended.
-func (e *events) after(ctx context.Context, session, stream, entry string, send func(string, []byte) error) (string, bool, error) {
-	start := "-"
+// after sends the events of stream that follow entry ("": from the
+// first kept); it returns the last entry read (of any stream) and
+// whether the stream ended.
+//
+// Each read starts at the last entry read, included, which must still be
+// kept: if it is not (evicted by newer events, the reader having fallen
+// more than MaxEventsPerSession behind, or deleted with the session's
+// events), what followed it may be lost, and after returns
+// store.ErrEventNotFound rather than go on past a gap. The first entry
+// must also be one of stream's when of is set (a client's Last-Event-ID).
+// The check costs no round trip: it is one more entry in the read.
+func (e *events) after(ctx context.Context, session, stream, entry string, of bool, send func(string, []byte) error) (string, bool, error) {
+	start, count := "-", int64(readPage)
 	if entry != "" {
-		start = "(" + entry
+		start, count = entry, readPage+1
 	}
 	for {
-		msgs, err := e.s.rdb.XRangeN(ctx, e.key(session), start, "+", readPage).Result()
+		msgs, err := e.s.rdb.XRangeN(ctx, e.key(session), start, "+", count).Result()
 		if err != nil {
+			if strings.Contains(err.Error(), "Invalid stream ID") {
+				return entry, false, store.ErrEventNotFound
+			}
 			return entry, false, wrap(err)
 		}
+		n := len(msgs)
+		if entry != "" {
+			if n == 0 || msgs[0].ID != entry || (of && msgs[0].Values["s"] != stream) {
+				return entry, false, store.ErrEventNotFound
+			}
+			msgs = msgs[1:]
+		}
+		of = false
 		for _, m := range msgs {
 			entry = m.ID
 			if m.Values["s"] != stream {
@@ -177,10 +182,10 @@ func (e *events) after(ctx context.Context, session, stream, entry string, send 
 				return entry, false, err
 			}
 		}
-		if len(msgs) < readPage {
+		if n < int(count) {
 			return entry, false, nil
 		}
-		start = "(" + entry
+		start, count = entry, readPage+1
 	}
 }
 
@@ -189,10 +194,7 @@ func (e *events) Replay(ctx context.Context, session, lastID string, send func(s
 	if !ok {
 		return store.ErrEventNotFound
 	}
-	if err := e.check(ctx, session, stream, entry); err != nil {
-		return err
-	}
-	_, _, err := e.after(ctx, session, stream, entry, send)
+	_, _, err := e.after(ctx, session, stream, entry, true, send)
 	return err
 }
 
@@ -203,16 +205,14 @@ func (e *events) Follow(ctx context.Context, session, stream, after string, send
 		if !ok || s != stream {
 			return store.ErrEventNotFound
 		}
-		if err := e.check(ctx, session, stream, en); err != nil {
-			return err
-		}
 		entry = en
 	}
+	of := entry != ""
 	wake := e.wait(session)
 	defer e.unwait(session, wake)
 	poll := 50 * time.Millisecond
 	for {
-		last, ended, err := e.after(ctx, session, stream, entry, send)
+		last, ended, err := e.after(ctx, session, stream, entry, of, send)
 		switch {
 		case ended:
 			return nil
@@ -220,6 +220,9 @@ func (e *events) Follow(ctx context.Context, session, stream, after string, send
 			return err
 		case err != nil && ctx.Err() != nil:
 			return ctx.Err()
+		}
+		if err == nil {
+			of = false // after is checked
 		}
 		if last != entry {
 			entry, poll = last, 50*time.Millisecond

@@ -29,6 +29,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, maxEvents int) {
 		{"Events", testEvents},
 		{"EventsBound", func(t *testing.T, st store.Store) { testEventsBound(t, st, maxEvents) }},
 		{"Follow", testFollow},
+		{"FollowFallsBehind", func(t *testing.T, st store.Store) { testFollowFallsBehind(t, st, maxEvents) }},
 		{"Bus", testBus},
 		{"Keys", testKeys},
 		{"Tasks", testTasks},
@@ -378,6 +379,64 @@ func testFollow(t *testing.T, st store.Store) {
 	}
 	if err := ev.Follow(ctx, "f", "s1", "s1_nope", (&collect{}).send); !errors.Is(err, store.ErrEventNotFound) {
 		t.Errorf("Follow after an unknown event: %v", err)
+	}
+}
+
+// testFollowFallsBehind: a follow whose send is slower than the appends,
+// falling more than the bound of events behind (the events after the
+// last it sent evicted), ends with ErrEventNotFound rather than going on
+// after the gap as if nothing were missing (store/redis skipped the
+// evicted events and returned nil at the end of the stream).
+func testFollowFallsBehind(t *testing.T, st store.Store, max int) {
+	ctx := ctxOf(t)
+	ev := st.Events()
+	prime, err := ev.Append(ctx, "behind", "s", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	var got []string
+	done := make(chan error, 1)
+	go func() {
+		done <- ev.Follow(ctx, "behind", "s", prime, func(id string, data []byte) error {
+			if len(got) == 0 {
+				close(entered)
+				<-release
+			}
+			got = append(got, string(data))
+			return nil
+		})
+	}()
+	if _, err := ev.Append(ctx, "behind", "s", []byte("0")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-entered: // the follow sends event 0 now, and waits
+	case <-ctx.Done():
+		t.Fatal("the follow did not send the first event")
+	}
+	n := max + max/2
+	for i := 1; i < n; i++ {
+		if _, err := ev.Append(ctx, "behind", "s", []byte(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ev.End(ctx, "behind", "s"); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		t.Fatal("the follow did not return")
+	}
+	if !errors.Is(err, store.ErrEventNotFound) {
+		t.Errorf("a follow %d events behind (bound %d) ended with %v after sending %d events, want store.ErrEventNotFound", n-1, max, err, len(got))
+	}
+	for i, d := range got {
+		if d != fmt.Sprint(i) {
+			t.Fatalf("followed %v: a gap before %s", got, d)
+		}
 	}
 }
 
