@@ -17,9 +17,12 @@
 //     the last message delivered on its GET stream — and its resource
 //     subscriptions. They expire SessionIdleTimeout (the handler's, 30
 //     minutes by default) after the session's last request; an open GET
-//     stream keeps them. sessions (sorted set) indexes the initialized
-//     sessions, u:URI (set) the subscribers of a resource; their entries
-//     are dropped when read after their session is gone.
+//     stream keeps them. sessions and sessions:ids (sorted sets) index
+//     the initialized sessions, by expiry and by id (the order in which
+//     Each visits them, which renewing a session does not change: each
+//     session live throughout a walk is visited once); u:URI (set) the
+//     subscribers of a resource. Their entries are dropped when read
+//     after their session is gone.
 //   - e:{ID} (stream): the SSE events of the session's streams, at most
 //     MaxEventsPerSession (1,000), kept EventTTL (1 hour) after the last;
 //     deleted with the session. A stream's priming event keeps the ids of

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -18,15 +17,19 @@ import (
 // JSON), c (client capabilities, JSON), l (log level) and d (the last
 // message of its own stream delivered); its subscriptions are a set,
 // "<prefix>s:{<id>}:u". Both expire together, ttl after the last Create
-// or Load. The initialized sessions are indexed in the sorted set
-// "<prefix>sessions" (score: when they expire, in Unix milliseconds), the
-// subscribers of a URI in the set "<prefix>u:<uri>".
+// or Load. The initialized sessions are indexed twice: in the sorted set
+// "<prefix>sessions" by when they expire (score: Unix milliseconds, by
+// Redis's clock), which tells the live from the expired, and in the
+// sorted set "<prefix>sessions:ids" by id (every score 0), which Each
+// walks in an order that renewing a session does not change. The
+// subscribers of a URI are the set "<prefix>u:<uri>".
 
 type sessions struct{ s *Store }
 
 func (ss *sessions) key(id string) string     { return ss.s.prefix + "s:{" + id + "}" }
 func (ss *sessions) subsKey(id string) string { return ss.s.prefix + "s:{" + id + "}:u" }
 func (ss *sessions) index() string            { return ss.s.prefix + "sessions" }
+func (ss *sessions) ids() string              { return ss.s.prefix + "sessions:ids" }
 func (ss *sessions) uriKey(uri string) string { return ss.s.prefix + "u:" + uri }
 
 var createScript = goredis.NewScript(`
@@ -47,12 +50,19 @@ func (ss *sessions) Create(ctx context.Context, rec *store.Session, ttl time.Dur
 }
 
 // loadScript renews a session and returns its fields and subscriptions.
+// KEYS: the hash, the subscriptions, the two indexes. ARGV: the ttl
+// (ms), the id. An initialized session is indexed again (which also
+// indexes by id a session that an older version indexed by expiry only).
 var loadScript = goredis.NewScript(`
 if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return false end
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
 local h = redis.call('HGETALL', KEYS[1])
 for i = 1, #h, 2 do
-  if h[i] == 'i' then redis.call('ZADD', KEYS[3], 'XX', ARGV[2], ARGV[3]) end
+  if h[i] == 'i' then
+    local t = redis.call('TIME')
+    redis.call('ZADD', KEYS[3], t[1] * 1000 + math.floor(t[2] / 1000) + ARGV[1], ARGV[2])
+    redis.call('ZADD', KEYS[4], 0, ARGV[2])
+  end
 end
 return {h, redis.call('SMEMBERS', KEYS[2])}`)
 
@@ -60,8 +70,7 @@ func (ss *sessions) Load(ctx context.Context, id string, ttl time.Duration) (*st
 	if ttl <= 0 {
 		return ss.read(ctx, id)
 	}
-	expires := time.Now().Add(ttl).UnixMilli()
-	v, err := loadScript.Run(ctx, ss.s.rdb, []string{ss.key(id), ss.subsKey(id), ss.index()}, ttl.Milliseconds(), expires, id).Slice()
+	v, err := loadScript.Run(ctx, ss.s.rdb, []string{ss.key(id), ss.subsKey(id), ss.index(), ss.ids()}, ttl.Milliseconds(), id).Slice()
 	if errors.Is(err, goredis.Nil) {
 		return nil, store.ErrNotFound
 	}
@@ -144,8 +153,8 @@ func record(id string, n int, field func(i int) (k, v string), m int, sub func(i
 }
 
 // updateScript changes a session. KEYS: the hash, the subscriptions,
-// the index, the subscribers of ARGV[2] (subscribe) or ARGV[3]
-// (unsubscribe). ARGV: id, subscribe, unsubscribe, max subscriptions,
+// the index by expiry, the subscribers of ARGV[2] (subscribe) or ARGV[3]
+// (unsubscribe), the index by id. ARGV: id, subscribe, unsubscribe, max subscriptions,
 // then field/value pairs for the hash. It returns 0 for a missing
 // session, -1 at the bound of subscriptions, 1 when done.
 var updateScript = goredis.NewScript(`
@@ -173,6 +182,7 @@ if #ARGV > 4 then
   if init then
     local t = redis.call('TIME')
     redis.call('ZADD', KEYS[3], t[1] * 1000 + math.floor(t[2] / 1000) + ttl, ARGV[1])
+    redis.call('ZADD', KEYS[5], 0, ARGV[1])
   end
 end
 return 1`)
@@ -200,7 +210,7 @@ func (ss *sessions) Update(ctx context.Context, id string, u *store.SessionUpdat
 	if u.Delivered != "" {
 		args = append(args, "d", u.Delivered)
 	}
-	keys := []string{ss.key(id), ss.subsKey(id), ss.index(), ss.uriKey(uri)}
+	keys := []string{ss.key(id), ss.subsKey(id), ss.index(), ss.uriKey(uri), ss.ids()}
 	n, err := updateScript.Run(ctx, ss.s.rdb, keys, args...).Int()
 	switch {
 	case err != nil:
@@ -224,6 +234,7 @@ func (ss *sessions) Delete(ctx context.Context, id string) error {
 		}
 		p.Del(ctx, ss.key(id), ss.subsKey(id))
 		p.ZRem(ctx, ss.index(), id)
+		p.ZRem(ctx, ss.ids(), id)
 		return nil
 	})
 	return wrap(err)
@@ -232,26 +243,54 @@ func (ss *sessions) Delete(ctx context.Context, id string) error {
 // eachPage is how many ids Each reads at a time.
 const eachPage = 500
 
+// walkScript reads a page of the index by id: the ids after ARGV[1] (a
+// ZRANGEBYLEX bound), ARGV[2] of them at most. KEYS: the index by id,
+// the index by expiry. It returns the last id read ("" for none), how
+// many were read, and those of live sessions; it forgets the others.
+var walkScript = goredis.NewScript(`
+local ids = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], '+', 'LIMIT', 0, ARGV[2])
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local live, dead = {}, {}
+for _, id in ipairs(ids) do
+  local exp = redis.call('ZSCORE', KEYS[2], id)
+  if exp and tonumber(exp) > now then table.insert(live, id) else table.insert(dead, id) end
+end
+if #dead > 0 then
+  redis.call('ZREM', KEYS[1], unpack(dead))
+  redis.call('ZREM', KEYS[2], unpack(dead))
+end
+return {ids[#ids] or '', #ids, live}`)
+
+// Each walks the index by id, a page at a time, each page starting after
+// the last id of the one before: a session indexed throughout the walk is
+// visited once, whatever is renewed, added or removed meanwhile.
 func (ss *sessions) Each(ctx context.Context, uri string, f func(id string) error) error {
 	rdb := ss.s.rdb
 	if uri == "" {
-		now := strconv.FormatInt(time.Now().UnixMilli(), 10)
-		if err := rdb.ZRemRangeByScore(ctx, ss.index(), "-inf", "("+now).Err(); err != nil {
-			return wrap(err)
-		}
-		for off := int64(0); ; off += eachPage {
-			ids, err := rdb.ZRangeArgs(ctx, goredis.ZRangeArgs{Key: ss.index(), ByScore: true, Start: now, Stop: "+inf", Offset: off, Count: eachPage}).Result()
+		start := "-"
+		for {
+			v, err := walkScript.Run(ctx, rdb, []string{ss.ids(), ss.index()}, start, eachPage).Slice()
 			if err != nil {
 				return wrap(err)
 			}
-			for _, id := range ids {
-				if err := f(id); err != nil {
-					return err
+			if len(v) != 3 {
+				return errors.New("store/redis: unexpected answer to a walk of the sessions")
+			}
+			last, _ := v[0].(string)
+			n, _ := v[1].(int64)
+			live, _ := v[2].([]any)
+			for _, x := range live {
+				if id, _ := x.(string); id != "" {
+					if err := f(id); err != nil {
+						return err
+					}
 				}
 			}
-			if len(ids) < eachPage {
+			if n < eachPage || last == "" {
 				return nil
 			}
+			start = "(" + last
 		}
 	}
 	var cursor uint64

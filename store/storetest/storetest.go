@@ -26,6 +26,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, maxEvents int) {
 	}{
 		{"Sessions", testSessions},
 		{"SessionsExpire", testSessionsExpire},
+		{"EachWhileRenewed", testEachWhileRenewed},
 		{"Events", testEvents},
 		{"EventsBound", func(t *testing.T, st store.Store) { testEventsBound(t, st, maxEvents) }},
 		{"Follow", testFollow},
@@ -191,6 +192,46 @@ func testSessionsExpire(t *testing.T, st store.Store) {
 	ss.Each(ctx, "test://x", func(string) error { n++; return nil })
 	if n != 0 {
 		t.Errorf("Each lists an expired session")
+	}
+}
+
+// testEachWhileRenewed: Each("") visits every session live throughout
+// the walk exactly once, though sessions are renewed (Load) meanwhile,
+// as the requests of their clients renew them while a list change is
+// fanned out. store/redis paged by offset through sessions ordered by
+// expiry, which renewing reorders: it visited some twice and others
+// never (those missed the list change).
+func testEachWhileRenewed(t *testing.T, st store.Store) {
+	ctx := ctxOf(t)
+	ss := st.Sessions()
+	const n = 1000
+	for i := range n {
+		id := fmt.Sprintf("w%04d", i)
+		if err := ss.Create(ctx, &store.Session{ID: id}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if err := ss.Update(ctx, id, &store.SessionUpdate{Initialize: true, Version: mcp.Version20251125}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := make(map[string]int)
+	err := ss.Each(ctx, "", func(id string) error {
+		seen[id]++
+		_, err := ss.Load(ctx, id, 2*time.Minute) // its client's request renews it
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var twice []string
+	for id, k := range seen {
+		if k > 1 {
+			twice = append(twice, id)
+		}
+	}
+	slices.Sort(twice)
+	if len(seen) != n || len(twice) > 0 {
+		t.Errorf("Each visited %d distinct sessions of %d, %d of them more than once (%v...)", len(seen), n, len(twice), twice[:min(5, len(twice))])
 	}
 }
 
