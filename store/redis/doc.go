@@ -21,18 +21,24 @@
 //     the initialized sessions, by expiry and by id (the order in which
 //     Each visits them, which renewing a session does not change: each
 //     session live throughout a walk is visited once); u:URI (set) the
-//     subscribers of a resource. Their entries are dropped when read
-//     after their session is gone.
+//     subscribers of a resource. They expire with the last session they
+//     index (renewing a session renews them); their entries are dropped
+//     when read after their session is gone, and a few expired ones when
+//     a session is initialized.
 //   - e:{ID} (stream): the SSE events of the session's streams, at most
 //     MaxEventsPerSession (1,000), kept EventTTL (1 hour) after the last;
 //     deleted with the session. A stream's priming event keeps the ids of
 //     the requests it answers, for an instance that ends the stream if
 //     its writer dies.
 //   - t:ID (string), to:OWNER and tasks (sorted sets), tseq: tasks, kept
-//     for their TTL; at most MaxTasks, MaxTasksPerOwner per owner.
+//     for their TTL (the sets and the counter until the last task they
+//     hold expires); at most MaxTasks, MaxTasksPerOwner per owner.
 //   - keys (list): the request-state keys, one signing, the one before
-//     it verifying; a new one every KeyRotation (24 hours).
-//   - instance (counter): numbers the instances. live:NAME (string):
+//     it verifying; a new one every KeyRotation (24 hours). The list
+//     expires twice KeyRotation after its newest key was made.
+//   - instance (counter): numbers the instances; the one key kept for
+//     good (one integer), since the number of a live instance must never
+//     be handed out again. Every other key expires. live:NAME (string):
 //     an HTTP handler that is alive (streamable.HandlerOptions.InstanceTTL,
 //     5 s, after its last beat).
 //   - channels b:TOPIC: the messages between instances (list changes,

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -13,6 +14,9 @@ type instances struct{ s *Store }
 func (in *instances) key(name string) string { return in.s.prefix + "live:" + name }
 
 func (in *instances) Beat(ctx context.Context, name string, ttl time.Duration) error {
+	if ttl <= 0 {
+		return fmt.Errorf("store/redis: an instance beats with a ttl of %v; it must be positive", ttl)
+	}
 	return wrap(in.s.rdb.Set(ctx, in.key(name), "1", ttl).Err())
 }
 

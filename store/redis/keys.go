@@ -16,7 +16,9 @@ import (
 // "<unix ms made>:<base64 key>"; it holds two keys: the one that signs
 // and the one before it, which still verifies. A new key is made when
 // the newest is KeyRotation old, by the first instance that sees it, in
-// a script that makes it only if no other instance did meanwhile.
+// a script that makes it only if no other instance did meanwhile. The
+// ring expires twice KeyRotation after the newest key was made, when
+// neither of its keys verifies any longer.
 
 type keyRing struct{ s *Store }
 
@@ -27,6 +29,7 @@ if head and tonumber(string.match(head, '^(%d+):')) > tonumber(ARGV[2]) then
 end
 redis.call('LPUSH', KEYS[1], ARGV[1])
 redis.call('LTRIM', KEYS[1], 0, 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return redis.call('LRANGE', KEYS[1], 0, -1)`)
 
 func (k *keyRing) Keys(ctx context.Context) ([][]byte, error) {
@@ -41,7 +44,7 @@ func (k *keyRing) Keys(ctx context.Context) ([][]byte, error) {
 		rand.Read(fresh)
 		entry := strconv.FormatInt(now.UnixMilli(), 10) + ":" + base64.StdEncoding.EncodeToString(fresh)
 		oldest := strconv.FormatInt(now.Add(-k.s.opts.KeyRotation).UnixMilli(), 10)
-		if list, err = rotateScript.Run(ctx, k.s.rdb, []string{key}, entry, oldest).StringSlice(); err != nil {
+		if list, err = rotateScript.Run(ctx, k.s.rdb, []string{key}, entry, oldest, 2*k.s.opts.KeyRotation.Milliseconds()).StringSlice(); err != nil {
 			return nil, wrap(err)
 		}
 	}

@@ -49,28 +49,46 @@ func (ss *sessions) Create(ctx context.Context, rec *store.Session, ttl time.Dur
 	return nil
 }
 
+// keepLua is the Lua function keep(key, ms): it makes key expire in ms
+// unless it expires later already. The keys that index sessions expire
+// with the last session they index: renewing a session keeps them.
+const keepLua = `
+local function keep(key, ms)
+  local t = redis.call('PTTL', key)
+  if t == -1 or (t >= 0 and t < ms) then redis.call('PEXPIRE', key, ms) end
+end
+`
+
 // loadScript renews a session and returns its fields and subscriptions.
 // KEYS: the hash, the subscriptions, the two indexes. ARGV: the ttl
-// (ms), the id. An initialized session is indexed again (which also
-// indexes by id a session that an older version indexed by expiry only).
-var loadScript = goredis.NewScript(`
+// (ms), the id, the prefix of the subscribers' sets ("<prefix>u:"). An
+// initialized session is indexed again (which also indexes by id a
+// session that an older version indexed by expiry only); the indexes
+// and the subscribers' sets of its subscriptions are kept as long as
+// the session.
+var loadScript = goredis.NewScript(keepLua + `
 if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return false end
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
+local ttl = tonumber(ARGV[1])
 local h = redis.call('HGETALL', KEYS[1])
+local subs = redis.call('SMEMBERS', KEYS[2])
 for i = 1, #h, 2 do
   if h[i] == 'i' then
     local t = redis.call('TIME')
-    redis.call('ZADD', KEYS[3], t[1] * 1000 + math.floor(t[2] / 1000) + ARGV[1], ARGV[2])
+    redis.call('ZADD', KEYS[3], t[1] * 1000 + math.floor(t[2] / 1000) + ttl, ARGV[2])
     redis.call('ZADD', KEYS[4], 0, ARGV[2])
+    keep(KEYS[3], ttl)
+    keep(KEYS[4], ttl)
   end
 end
-return {h, redis.call('SMEMBERS', KEYS[2])}`)
+for _, uri in ipairs(subs) do keep(ARGV[3] .. uri, ttl) end
+return {h, subs}`)
 
 func (ss *sessions) Load(ctx context.Context, id string, ttl time.Duration) (*store.Session, error) {
 	if ttl <= 0 {
 		return ss.read(ctx, id)
 	}
-	v, err := loadScript.Run(ctx, ss.s.rdb, []string{ss.key(id), ss.subsKey(id), ss.index(), ss.ids()}, ttl.Milliseconds(), id).Slice()
+	v, err := loadScript.Run(ctx, ss.s.rdb, []string{ss.key(id), ss.subsKey(id), ss.index(), ss.ids()}, ttl.Milliseconds(), id, ss.uriKey("")).Slice()
 	if errors.Is(err, goredis.Nil) {
 		return nil, store.ErrNotFound
 	}
@@ -154,10 +172,13 @@ func record(id string, n int, field func(i int) (k, v string), m int, sub func(i
 
 // updateScript changes a session. KEYS: the hash, the subscriptions,
 // the index by expiry, the subscribers of ARGV[2] (subscribe) or ARGV[3]
-// (unsubscribe), the index by id. ARGV: id, subscribe, unsubscribe, max subscriptions,
-// then field/value pairs for the hash. It returns 0 for a missing
-// session, -1 at the bound of subscriptions, 1 when done.
-var updateScript = goredis.NewScript(`
+// (unsubscribe), the index by id. ARGV: id, subscribe, unsubscribe, max
+// subscriptions, then field/value pairs for the hash. It returns 0 for a
+// missing session, -1 at the bound of subscriptions, 1 when done. The
+// sets it adds to are kept as long as the session at least; initializing
+// a session also forgets a few of the sessions that expired (Each
+// forgets the others).
+var updateScript = goredis.NewScript(keepLua + `
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then return 0 end
 if ARGV[2] ~= '' and redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 0 then
@@ -166,6 +187,7 @@ if ARGV[2] ~= '' and redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 0 then
   redis.call('SADD', KEYS[2], ARGV[2])
   redis.call('PEXPIRE', KEYS[2], ttl)
   redis.call('SADD', KEYS[4], ARGV[1])
+  keep(KEYS[4], ttl)
 end
 if ARGV[3] ~= '' then
   redis.call('SREM', KEYS[2], ARGV[3])
@@ -181,8 +203,16 @@ if #ARGV > 4 then
   redis.call('HSET', KEYS[1], unpack(kv))
   if init then
     local t = redis.call('TIME')
-    redis.call('ZADD', KEYS[3], t[1] * 1000 + math.floor(t[2] / 1000) + ttl, ARGV[1])
+    local now = t[1] * 1000 + math.floor(t[2] / 1000)
+    redis.call('ZADD', KEYS[3], now + ttl, ARGV[1])
     redis.call('ZADD', KEYS[5], 0, ARGV[1])
+    keep(KEYS[3], ttl)
+    keep(KEYS[5], ttl)
+    local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. now, 'LIMIT', 0, 8)
+    if #gone > 0 then
+      redis.call('ZREM', KEYS[3], unpack(gone))
+      redis.call('ZREM', KEYS[5], unpack(gone))
+    end
   end
 end
 return 1`)

@@ -17,7 +17,8 @@ import (
 // expiring with the task. The tasks of an owner are the sorted set
 // "<prefix>to:<owner>" (score: a sequence number, from
 // "<prefix>tseq"), every task the sorted set "<prefix>tasks" (score: when
-// it expires, in Unix milliseconds), which bounds them.
+// it expires, in Unix milliseconds), which bounds them; each expires with
+// the last task it holds.
 
 type tasks struct{ s *Store }
 
@@ -25,11 +26,17 @@ func (t *tasks) key(id string) string         { return t.s.prefix + "t:" + id }
 func (t *tasks) ownerKey(owner string) string { return t.s.prefix + "to:" + owner }
 func (t *tasks) all() string                  { return t.s.prefix + "tasks" }
 
-// createScript2 stores a task within the bounds. KEYS: the task, its
+// createTaskScript stores a task within the bounds. KEYS: the task, its
 // owner's set, all tasks, the sequence. ARGV: the JSON, when it expires
 // (ms), now (ms), max tasks, max per owner, id, the task key prefix. It
-// returns 1, or 0 for a duplicate id, -1 at a bound.
+// returns 1, or 0 for a duplicate id, -1 at a bound. The owner's set,
+// the set of all tasks and the sequence expire with the last task they
+// hold (keepUntil): the sequence outlives every owner's set it numbers.
 var createTaskScript = goredis.NewScript(`
+local function keepUntil(key, at, now)
+  local t = redis.call('PTTL', key)
+  if t == -1 or (t >= 0 and now + t < at) then redis.call('PEXPIREAT', key, at) end
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[3])
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return -1 end
@@ -41,6 +48,10 @@ if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return -1 end
 redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
 redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[4]), ARGV[6])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[6])
+local at, now = tonumber(ARGV[2]), tonumber(ARGV[3])
+if at > now then
+  for i = 2, 4 do keepUntil(KEYS[i], at, now) end
+end
 return 1`)
 
 func (t *tasks) Create(ctx context.Context, rec *store.TaskRecord) error {

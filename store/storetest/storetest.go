@@ -27,6 +27,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, maxEvents int) {
 		{"Sessions", testSessions},
 		{"SessionsExpire", testSessionsExpire},
 		{"EachWhileRenewed", testEachWhileRenewed},
+		{"RenewedStaysListed", testRenewedStaysListed},
 		{"Events", testEvents},
 		{"EventsBound", func(t *testing.T, st store.Store) { testEventsBound(t, st, maxEvents) }},
 		{"Follow", testFollow},
@@ -232,6 +233,36 @@ func testEachWhileRenewed(t *testing.T, st store.Store) {
 	slices.Sort(twice)
 	if len(seen) != n || len(twice) > 0 {
 		t.Errorf("Each visited %d distinct sessions of %d, %d of them more than once (%v...)", len(seen), n, len(twice), twice[:min(5, len(twice))])
+	}
+}
+
+// testRenewedStaysListed: a session renewed past the ttl it was created
+// with is still listed by Each, and by Each of the URIs it subscribed
+// to: what indexes it lasts as long as it does.
+func testRenewedStaysListed(t *testing.T, st store.Store) {
+	ctx := ctxOf(t)
+	ss := st.Sessions()
+	const ttl = 200 * time.Millisecond
+	if err := ss.Create(ctx, &store.Session{ID: "kept"}, ttl); err != nil {
+		t.Fatal(err)
+	}
+	if err := ss.Update(ctx, "kept", &store.SessionUpdate{Initialize: true, Subscribe: "test://kept"}); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(3 * ttl); time.Now().Before(end); {
+		if _, err := ss.Load(ctx, "kept", ttl); err != nil {
+			t.Fatalf("Load of a session renewed every %v: %v", ttl/4, err)
+		}
+		time.Sleep(ttl / 4)
+	}
+	for _, uri := range []string{"", "test://kept"} {
+		var ids []string
+		if err := ss.Each(ctx, uri, func(id string) error { ids = append(ids, id); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids, []string{"kept"}) {
+			t.Errorf("Each(%q) of a session renewed past its first ttl: %v", uri, ids)
+		}
 	}
 }
 
