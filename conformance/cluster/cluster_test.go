@@ -97,15 +97,19 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startInstance starts an everything-server on redisURL and waits until
-// it accepts connections.
+// startInstance starts an everything-server on redisURL (none: "", an
+// instance on its own) and waits until it accepts connections.
 func startInstance(t *testing.T, redisURL string) *instance {
 	t.Helper()
 	bin := binary(t)
 	for attempt := 0; ; attempt++ {
 		addr := freeAddr(t)
 		in := &instance{url: "http://" + addr + "/mcp", exited: make(chan struct{}), log: new(bytes.Buffer)}
-		in.cmd = exec.Command(bin, "-http", addr, "-redis", redisURL)
+		args := []string{"-http", addr}
+		if redisURL != "" {
+			args = append(args, "-redis", redisURL)
+		}
+		in.cmd = exec.Command(bin, args...)
 		in.cmd.Stdout, in.cmd.Stderr = in.log, in.log
 		if err := in.cmd.Start(); err != nil {
 			t.Fatal(err)

@@ -2,7 +2,8 @@ package streamable
 
 import (
 	"context"
-	"errors"
+
+	"github.com/mcpwire/mcpwire/store"
 )
 
 // An EventStore keeps the SSE events of legacy sessions so that a client
@@ -37,5 +38,8 @@ type EventStore interface {
 }
 
 // ErrEventNotFound is returned by EventStore.Replay for an event id that
-// the store does not know.
-var ErrEventNotFound = errors.New("streamable: event not found")
+// the store does not know. It is store.ErrEventNotFound, which the
+// shared stores' Events return (HandlerOptions.Store): the handler
+// answers a Last-Event-ID either does not know with 400, with one
+// instance as with many.
+var ErrEventNotFound = store.ErrEventNotFound
