@@ -5,7 +5,9 @@
 // through another, its log level and GET stream following it), a stream
 // resumed on another instance after the one serving it was killed, a
 // 2026-era listen and multi round-trip request across instances, and
-// Redis restarting under them.
+// Redis restarting under them. raw_test.go and cross_test.go check the
+// wire with raw HTTP: unknown Last-Event-IDs, and clients using the same
+// request ids at once never getting each other's answers.
 package cluster
 
 import (
