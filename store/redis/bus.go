@@ -53,6 +53,7 @@ func (b *bus) Subscribe(topic string, f func([]byte)) func() {
 		return func() {}
 	default:
 	}
+	first := len(b.subs[ch]) == 0
 	b.subs[ch] = append(b.subs[ch], s)
 	if b.ps == nil {
 		b.ps = b.s.rdb.Subscribe(context.Background())
@@ -62,7 +63,9 @@ func (b *bus) Subscribe(topic string, f func([]byte)) func() {
 	}
 	ps := b.ps
 	b.mu.Unlock()
-	b.sync(ps, ch)
+	if first {
+		b.sync(ps, ch)
+	}
 	return func() {
 		b.mu.Lock()
 		list := b.subs[ch]
@@ -72,21 +75,26 @@ func (b *bus) Subscribe(topic string, f func([]byte)) func() {
 				break
 			}
 		}
-		if len(list) == 0 {
+		last := len(list) == 0
+		if last {
 			delete(b.subs, ch)
 		} else {
 			b.subs[ch] = list
 		}
 		b.mu.Unlock()
 		s.Cancel()
-		b.sync(ps, ch)
+		if last {
+			b.sync(ps, ch)
+		}
 	}
 }
 
 // sync subscribes the pub/sub connection to ch, or unsubscribes it, when
 // whether ch has subscribers now differs from what the last command for
-// ch did. Subscribe and cancel call it after changing the subscribers:
-// the last call, whichever it is, sees the last change.
+// ch did. Subscribe and cancel call it after a change of whether ch has
+// subscribers (the first one, the last one gone): a sync follows every
+// such change, so the last sync to run, whichever it is, sees the last
+// change and leaves the connection as the subscribers call for.
 //
 // If Redis cannot be reached now, the command fails but go-redis keeps
 // the channel's state: it subscribes again, on its next connection, to
