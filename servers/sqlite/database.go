@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -97,14 +96,14 @@ func Open(ctx context.Context, path string, opts *Options) (*Database, error) {
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 			return nil, fmt.Errorf("mcpwire sqlite: %w", err)
 		}
-		d.rw = sql.OpenDB(connector{newDriver(denyAttach), dsn(abs, "rwc")})
+		d.rw = sql.OpenDB(connector{newDriver(ownRule), dsn(abs, "rwc")})
 		d.rw.SetMaxOpenConns(1) // SQLite has one writer at a time anyway
 		if err := d.rw.PingContext(ctx); err != nil {
 			d.rw.Close()
 			return nil, fmt.Errorf("mcpwire sqlite: opening %s: %w", path, err)
 		}
 	}
-	d.ro = sql.OpenDB(connector{newDriver(readOnlyPolicy), dsn(abs, "ro") + "&_query_only=1"})
+	d.ro = sql.OpenDB(connector{newDriver(readRule), dsn(abs, "ro") + "&_query_only=1"})
 	d.ro.SetMaxOpenConns(readers)
 	if err := d.ro.PingContext(ctx); err != nil {
 		d.Close()
@@ -155,66 +154,17 @@ type connector struct {
 func (c connector) Connect(context.Context) (driver.Conn, error) { return c.d.Open(c.dsn) }
 func (c connector) Driver() driver.Driver                        { return c.d }
 
-// newDriver returns a driver whose every connection has the authorizer
-// policy installed before it is used.
-func newDriver(policy sqlite.AuthorizerFn) *sqlite.Driver {
+// newDriver returns a driver whose every connection is under the rule r
+// (see guard.go) before it is used: the rule of its connections between
+// calls; each call installs a guard of its own.
+func newDriver(r rule) *sqlite.Driver {
 	d := &sqlite.Driver{}
 	d.RegisterConnectionHook(func(c sqlite.ExecQuerierContext, _ string) error {
 		a, ok := c.(sqlite.AuthorizerRegisterer)
 		if !ok {
 			return errors.New("the SQLite driver cannot install an authorizer")
 		}
-		return a.RegisterAuthorizer(policy)
+		return a.RegisterAuthorizer((&guard{rule: r}).authorize)
 	})
 	return d
-}
-
-// denyAttach keeps a connection to its one file: ATTACH of a file, and
-// VACUUM INTO (which attaches the file it writes), would read or create
-// files elsewhere. VACUUM attaches a temporary database with an empty
-// name, which is allowed.
-func denyAttach(action sqlite.AuthorizerActionCode, arg1, _, _, _ string) sqlite.AuthorizerReturnCode {
-	if action == sqlite.AuthAttach && arg1 != "" {
-		return sqlite.AuthorizerDeny
-	}
-	return sqlite.AuthorizerOK
-}
-
-// readOnlyPolicy is denyAttach, and keeps PRAGMA query_only on: a pooled
-// read-only connection must not be turned writable (for temporary tables)
-// by one query for the next.
-func readOnlyPolicy(action sqlite.AuthorizerActionCode, arg1, arg2, db, trigger string) sqlite.AuthorizerReturnCode {
-	if action == sqlite.AuthPragma && strings.EqualFold(arg1, "query_only") && arg2 != "" {
-		return sqlite.AuthorizerDeny
-	}
-	return denyAttach(action, arg1, arg2, db, trigger)
-}
-
-// createTablePolicy lets a statement create tables and nothing else: the
-// schema rows CREATE TABLE writes, and the reads of CREATE TABLE ... AS
-// SELECT. create_table runs under it, so that "CREATE TABLE a(x); DROP
-// TABLE b" cannot drop anything through a tool that says it is not
-// destructive.
-func createTablePolicy(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
-	switch action {
-	case sqlite.AuthCreateTable, sqlite.AuthCreateTempTable, sqlite.AuthRead, sqlite.AuthSelect, sqlite.AuthFunction, sqlite.AuthRecursive:
-		return sqlite.AuthorizerOK
-	case sqlite.AuthInsert, sqlite.AuthUpdate:
-		if isSchemaTable(arg1) {
-			return sqlite.AuthorizerOK
-		}
-	case sqlite.AuthCreateIndex:
-		if strings.HasPrefix(arg1, "sqlite_autoindex_") {
-			return sqlite.AuthorizerOK // PRIMARY KEY and UNIQUE constraints
-		}
-	}
-	return sqlite.AuthorizerDeny
-}
-
-func isSchemaTable(name string) bool {
-	switch name {
-	case "sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema":
-		return true
-	}
-	return false
 }

@@ -37,17 +37,50 @@
 // that would write ("attempt to write a readonly database"), whatever its
 // text: INSERT ... RETURNING, a DELETE after a SELECT, a write in a CTE.
 // With Options.ReadOnly there is no writable connection at all and
-// write_query and create_table are not offered. Three doors that mode=ro
-// leaves open are closed by an SQLite authorizer on every connection:
-// ATTACH of a file and VACUUM INTO (either would create a file elsewhere,
-// even from a read-only connection), and, on the read-only connections,
-// PRAGMA query_only = 0 (a pooled connection would stay writable for temp
-// tables). create_table runs in a transaction under an authorizer that
-// allows creating tables and nothing else, so "CREATE TABLE a(x); DROP
-// TABLE b" changes nothing through a tool that says it is not
-// destructive. describe_table passes the table name as a bound parameter
-// (pragma_table_info(?)), where the official server formats it into the
-// SQL.
+// write_query and create_table are not offered.
+//
+// # A call leaves nothing behind
+//
+// The connections are pooled (four read-only ones, one read-write), so
+// what one call left on its connection, the next call would find. Every
+// tool's statements run under an SQLite authorizer (see guard.go) that
+// refuses, before anything runs and whatever the text:
+//
+//   - on the read connections, BEGIN and SAVEPOINT: a transaction left
+//     open would keep the file locked, and every writer, the server's own
+//     and any other process, would get "database is locked";
+//   - ATTACH and DETACH, which would reach a file elsewhere or leave a
+//     database attached to the connection; this also refuses VACUUM INTO,
+//     which attaches the file it writes (even from a read-only connection);
+//   - TEMP tables, views, indexes and triggers (CREATE TEMP ..., CREATE
+//     TABLE temp.t): they live on one connection, not in the file, and a
+//     TEMP trigger would act, unseen, on every later write;
+//   - every PRAGMA but those that read the schema or the file
+//     (table_info, index_list, foreign_key_check, integrity_check,
+//     user_version, ...) and, in write_query, those that change the file
+//     within the call (user_version = N, defer_foreign_keys,
+//     incremental_vacuum, optimize). The others would change the
+//     connection for the calls after this one (query_only, locking_mode,
+//     synchronous, journal_mode, foreign_keys, case_sensitive_like, ...)
+//     or SQLite for the whole process (temp_store_directory,
+//     soft_heap_limit, hard_heap_limit), in either mode. A PRAGMA is
+//     judged by its name: the authorizer shows "PRAGMA query_only" and
+//     query_only set to an empty string (which turns it off) alike.
+//
+// write_query and create_table run each call as one transaction that the
+// tool begins and ends: committed when every statement succeeds, rolled
+// back otherwise, with an error that says "the call was rolled back:
+// nothing was changed". A BEGIN, COMMIT or END in the query is accepted
+// and does nothing of its own (the call's transaction goes on); a
+// ROLLBACK is refused; SAVEPOINT, RELEASE and ROLLBACK TO work within the
+// call. So the read-write connection is in autocommit after every call,
+// and what a call acknowledged is in the file. Statements that cannot run
+// in a transaction (VACUUM, PRAGMA journal_mode = WAL) fail.
+// create_table's authorizer allows creating tables and nothing else, so
+// "CREATE TABLE a(x); DROP TABLE b" changes nothing through a tool that
+// says it is not destructive. describe_table passes the table name as a
+// bound parameter (pragma_table_info(?)), where the official server
+// formats it into the SQL.
 //
 // # Bounds
 //
@@ -73,6 +106,11 @@
 //     ("Database error: ...", "Error: ..."), where the official server
 //     returns them as ordinary results.
 //   - describe_table of a table that does not exist is an error, not [].
+//   - write_query runs several statements as one transaction (the
+//     official server runs one statement per call, and commits it);
+//     PRAGMAs that change a connection or the process, ATTACH, and TEMP
+//     objects are refused, as is VACUUM, which cannot run in a
+//     transaction.
 //   - Read-only mode (--read-only) is new.
 //   - Values of columns declared DATE, DATETIME or TIMESTAMP come back
 //     from the driver as times, and are written back as SQLite text

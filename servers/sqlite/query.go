@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,11 +13,6 @@ import (
 	"strings"
 	"time"
 )
-
-// execer is a connection or a transaction.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
 
 // A result is the rows a statement returned, each a JSON object whose
 // members are the columns in order.
@@ -44,16 +40,25 @@ func (r *result) text() string {
 	return b.String()
 }
 
-// query runs a statement on db and reads its rows, at most d.maxRows of
-// them and d.maxBytes of JSON: the statement is stopped there and the
-// result says it was cut. The statement is interrupted when ctx ends or
-// after d.timeout.
-func (d *Database) query(ctx context.Context, db *sql.DB, q string, args ...any) (*result, error) {
+// query runs a read statement on a read connection and reads its rows,
+// at most d.maxRows of them and d.maxBytes of JSON: the statement is
+// stopped there and the result says it was cut. The statement runs under
+// readRule, and is interrupted when ctx ends or after d.timeout.
+func (d *Database) query(ctx context.Context, q string, args ...any) (*result, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	rows, err := db.QueryContext(ctx, q, args...)
+	conn, err := d.ro.Conn(ctx)
 	if err != nil {
 		return nil, d.wrap(ctx, err)
+	}
+	defer conn.Close()
+	g := &guard{rule: readRule}
+	if err := g.install(conn); err != nil {
+		return nil, err
+	}
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, d.wrap(ctx, g.explain(err))
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
@@ -90,17 +95,81 @@ func (d *Database) query(ctx context.Context, db *sql.DB, q string, args ...any)
 		res.Rows = append(res.Rows, row)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, d.wrap(ctx, err)
+		return nil, d.wrap(ctx, g.explain(err))
 	}
 	return res, nil
 }
 
+// errRolledBack marks the error of a call whose transaction was rolled
+// back.
+type errRolledBack struct{ err error }
+
+func (e errRolledBack) Error() string {
+	return e.err.Error() + " (the call was rolled back: nothing was changed)"
+}
+
+func (e errRolledBack) Unwrap() error { return e.err }
+
+// change runs f, the statements of one call that changes the database, as
+// one transaction on the read-write connection, under the rule r, and
+// commits it if f succeeds; otherwise it rolls it back and says so. The
+// statements cannot begin, commit or roll back a transaction of their own
+// (r ignores or refuses them), so the connection is in autocommit again
+// after every call, whatever the statements were; a transaction that did
+// not end cleanly closes the connection, which rolls it back, and the next
+// call opens a new one.
+func (d *Database) change(ctx context.Context, r rule, f func(ctx context.Context, tx *sql.Tx) (int64, error)) (int64, error) {
+	conn, err := d.rw.Conn(ctx)
+	if err != nil {
+		return 0, d.wrap(ctx, err)
+	}
+	defer conn.Close()
+	// The transaction outlives ctx: database/sql would otherwise roll it
+	// back on its own when ctx ends, perhaps under the call's rule, which
+	// refuses a ROLLBACK. The statements still stop with ctx.
+	tx, err := conn.BeginTx(context.WithoutCancel(ctx), nil)
+	if err != nil {
+		discard(conn)
+		return 0, err
+	}
+	g := &guard{rule: r}
+	own := &guard{rule: ownRule}
+	if err := g.install(conn); err != nil {
+		tx.Rollback()
+		discard(conn)
+		return 0, err
+	}
+	n, err := f(ctx, tx)
+	err = g.explain(err)
+	if ierr := own.install(conn); ierr != nil {
+		tx.Rollback()
+		discard(conn) // not back to the pool under the call's rule
+		return 0, errRolledBack{errors.Join(err, ierr)}
+	}
+	if err != nil {
+		if rerr := tx.Rollback(); rerr != nil {
+			discard(conn) // SQLite ended the transaction itself, or could not
+		}
+		return 0, errRolledBack{err}
+	}
+	if err := tx.Commit(); err != nil {
+		discard(conn)
+		return 0, errRolledBack{err}
+	}
+	return n, nil
+}
+
+// discard closes the connection instead of returning it to the pool.
+func discard(conn *sql.Conn) {
+	conn.Raw(func(any) error { return driver.ErrBadConn })
+}
+
 // exec runs a statement that changes the database and returns the number
 // of rows it changed.
-func (d *Database) exec(ctx context.Context, conn execer, q string) (int64, error) {
+func (d *Database) exec(ctx context.Context, tx *sql.Tx, q string) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	r, err := conn.ExecContext(ctx, q)
+	r, err := tx.ExecContext(ctx, q)
 	if err != nil {
 		return 0, d.wrap(ctx, err)
 	}

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,7 +119,7 @@ func rowsResult(res *result) (*mcp.CallToolResult, error) {
 // query_only): a statement that would write fails in SQLite itself,
 // whatever its text.
 func (d *Database) readQuery(ctx context.Context, _ *server.Request, in queryArgs) (*mcp.CallToolResult, error) {
-	res, err := d.query(ctx, d.ro, in.Query)
+	res, err := d.query(ctx, in.Query)
 	if err != nil {
 		return nil, dbError(err)
 	}
@@ -128,7 +127,7 @@ func (d *Database) readQuery(ctx context.Context, _ *server.Request, in queryArg
 }
 
 func (d *Database) listTables(ctx context.Context, _ *server.Request, _ noArgs) (*mcp.CallToolResult, error) {
-	res, err := d.query(ctx, d.ro, "SELECT name FROM sqlite_master WHERE type='table'")
+	res, err := d.query(ctx, "SELECT name FROM sqlite_master WHERE type='table'")
 	if err != nil {
 		return nil, dbError(err)
 	}
@@ -137,8 +136,12 @@ func (d *Database) listTables(ctx context.Context, _ *server.Request, _ noArgs) 
 
 func (d *Database) describeTable(ctx context.Context, _ *server.Request, in tableArgs) (*mcp.CallToolResult, error) {
 	// The name is a bound parameter of the table-valued pragma function,
-	// never SQL text.
-	res, err := d.query(ctx, d.ro, "SELECT * FROM pragma_table_info(?)", in.TableName)
+	// never SQL text. SQLite would read it only up to a NUL, and describe
+	// another table.
+	if strings.IndexByte(in.TableName, 0) >= 0 {
+		return nil, fmt.Errorf("Error: no such table: %q", in.TableName)
+	}
+	res, err := d.query(ctx, "SELECT * FROM pragma_table_info(?)", in.TableName)
 	if err != nil {
 		return nil, dbError(err)
 	}
@@ -148,70 +151,37 @@ func (d *Database) describeTable(ctx context.Context, _ *server.Request, in tabl
 	return rowsResult(res)
 }
 
+// writeQuery runs the query as one transaction (see change): committed
+// when every statement succeeds, rolled back otherwise.
 func (d *Database) writeQuery(ctx context.Context, _ *server.Request, in queryArgs) (*mcp.CallToolResult, error) {
 	if hasPrefixFold(in.Query, "SELECT") {
 		return nil, errors.New("Error: SELECT queries are not allowed for write_query")
 	}
-	conn, err := d.rw.Conn(ctx)
-	if err != nil {
-		return nil, dbError(err)
-	}
-	defer conn.Close()
-	n, err := d.exec(ctx, conn, in.Query)
+	n, err := d.change(ctx, writeRule, func(ctx context.Context, tx *sql.Tx) (int64, error) {
+		return d.exec(ctx, tx, in.Query)
+	})
 	if err != nil {
 		return nil, dbError(err)
 	}
 	return server.TextResult(fmt.Sprintf(`[{"affected_rows":%d}]`, n)), nil
 }
 
-// createTable runs the statement under an authorizer that lets it create
+// createTable runs the statement under createRule, which lets it create
 // tables and nothing else, so that SQLite, not a reading of the text,
-// keeps a second statement from changing or dropping data.
+// keeps a second statement from changing or dropping data; as one
+// transaction, so that a statement the rule refuses undoes the ones
+// before it.
 func (d *Database) createTable(ctx context.Context, _ *server.Request, in queryArgs) (*mcp.CallToolResult, error) {
 	if !hasPrefixFold(in.Query, "CREATE TABLE") {
 		return nil, errors.New("Error: Only CREATE TABLE statements are allowed")
 	}
-	conn, err := d.rw.Conn(ctx)
+	_, err := d.change(ctx, createRule, func(ctx context.Context, tx *sql.Tx) (int64, error) {
+		return d.exec(ctx, tx, in.Query)
+	})
 	if err != nil {
-		return nil, dbError(err)
-	}
-	defer conn.Close()
-	// One transaction, so that a statement the policy refuses undoes the
-	// ones before it; the policy is on only between BEGIN and the end,
-	// since it refuses transaction statements.
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, dbError(err)
-	}
-	if err := setAuthorizer(conn, createTablePolicy); err != nil {
-		tx.Rollback()
-		return nil, err
-	}
-	_, err = d.exec(ctx, tx, in.Query)
-	if rerr := setAuthorizer(conn, denyAttach); rerr != nil {
-		tx.Rollback()
-		conn.Raw(func(any) error { return driver.ErrBadConn }) // not back to the pool with the wrong policy
-		return nil, rerr
-	}
-	if err != nil {
-		tx.Rollback()
-		return nil, dbError(err)
-	}
-	if err := tx.Commit(); err != nil {
 		return nil, dbError(err)
 	}
 	return server.TextResult("Table created successfully"), nil
-}
-
-// setAuthorizer replaces the authorizer of the connection.
-func setAuthorizer(conn *sql.Conn, policy msqlite.AuthorizerFn) error {
-	return conn.Raw(func(dc any) error {
-		a, ok := dc.(msqlite.AuthorizerRegisterer)
-		if !ok {
-			return fmt.Errorf("the SQLite driver cannot install an authorizer (%T)", dc)
-		}
-		return a.RegisterAuthorizer(policy)
-	})
 }
 
 func (d *Database) appendInsight(srv *server.Server, in insightArgs) (*mcp.CallToolResult, error) {
