@@ -33,6 +33,9 @@ const (
 	DefaultBusyTimeout = 5 * time.Second
 	// readers is the number of read-only connections.
 	readers = 4
+	// maxLength is the longest value SQLite holds (its SQLITE_MAX_LENGTH,
+	// as modernc.org/sqlite builds it).
+	maxLength = 1_000_000_000
 )
 
 // Options configures a Database. The zero value (or nil) is valid.
@@ -44,6 +47,12 @@ type Options struct {
 	MaxRows int
 	// MaxBytes bounds the JSON of a result's rows; default DefaultMaxBytes.
 	MaxBytes int
+	// MaxValueBytes bounds one value (a string or blob) that the read
+	// tools' statements make or read, wherever it is in the statement:
+	// SQLite refuses a longer one ("string or blob too big") before
+	// making it. Default: MaxBytes, since a longer value cannot be in an
+	// answer; at most 1e9, SQLite's own bound.
+	MaxValueBytes int
 	// Timeout bounds each statement; default DefaultTimeout.
 	Timeout time.Duration
 	// MaxInsights bounds the memo's insights; default DefaultMaxInsights.
@@ -60,7 +69,7 @@ type Database struct {
 	rw       *sql.DB // one connection; nil when read-only
 	ro       *sql.DB // mode=ro, query_only, for reads
 
-	maxRows, maxBytes            int
+	maxRows, maxBytes, maxValue  int
 	timeout                      time.Duration
 	maxInsights, maxInsightBytes int
 
@@ -75,6 +84,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Database, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("mcpwire sqlite: %w", err)
@@ -88,6 +100,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Database, error) {
 		maxInsights:     orDefault(opts.MaxInsights, DefaultMaxInsights),
 		maxInsightBytes: orDefault(opts.MaxInsightBytes, DefaultMaxInsightBytes),
 	}
+	d.maxValue = orDefault(opts.MaxValueBytes, min(d.maxBytes, maxLength))
 	if opts.ReadOnly {
 		if _, err := os.Stat(abs); err != nil {
 			return nil, fmt.Errorf("mcpwire sqlite: opening %s read-only: %w", path, err)
@@ -128,6 +141,14 @@ func (d *Database) Close() error {
 		errs = append(errs, d.ro.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// check refuses a value bound SQLite cannot hold.
+func (o *Options) check() error {
+	if o.MaxValueBytes < 0 || o.MaxValueBytes > maxLength {
+		return fmt.Errorf("mcpwire sqlite: Options.MaxValueBytes is %d: SQLite holds values of 1 to %d bytes (0 for the default)", o.MaxValueBytes, maxLength)
+	}
+	return nil
 }
 
 func orDefault[T int | time.Duration](v, def T) T {

@@ -87,10 +87,17 @@
 // A result holds at most Options.MaxRows rows (DefaultMaxRows) and
 // Options.MaxBytes bytes of JSON (DefaultMaxBytes): past either, the
 // statement is stopped, the rows so far are returned with "truncated":
-// true, and a second text block says what was cut and why. Each statement
-// is interrupted when the request is cancelled or after Options.Timeout
-// (DefaultTimeout). The memo holds at most Options.MaxInsights insights of
-// Options.MaxInsightBytes each.
+// true, and a second text block says what was cut and why. No value (a
+// string or blob) that the read tools' statements make or read may be
+// longer than Options.MaxValueBytes (by default MaxBytes, since a longer
+// one cannot be in an answer): it is SQLite's SQLITE_LIMIT_LENGTH on the
+// read connections, so SQLite refuses such a value before making it
+// ("string or blob too big"; SELECT zeroblob(200000000) allocates
+// nothing), and a row holding one cuts the result there. A value that is
+// read is copied once, by the driver, and written as JSON only as far as
+// the answer has room. Each statement is interrupted when the request is
+// cancelled or after Options.Timeout (DefaultTimeout). The memo holds at
+// most Options.MaxInsights insights of Options.MaxInsightBytes each.
 //
 // # Differences from the official server
 //

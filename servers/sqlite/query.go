@@ -1,17 +1,18 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
-	"time"
+
+	msqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // A result is the rows a statement returned, each a JSON object whose
@@ -43,7 +44,11 @@ func (r *result) text() string {
 // query runs a read statement on a read connection and reads its rows,
 // at most d.maxRows of them and d.maxBytes of JSON: the statement is
 // stopped there and the result says it was cut. The statement runs under
-// readRule, and is interrupted when ctx ends or after d.timeout.
+// readRule, with no value longer than d.maxValue (SQLite's
+// SQLITE_LIMIT_LENGTH, so SQLite refuses to make or read a longer one),
+// and is interrupted when ctx ends or after d.timeout. Each value is
+// copied once, by the driver, and encoded only as far as the answer has
+// room.
 func (d *Database) query(ctx context.Context, q string, args ...any) (*result, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
@@ -56,9 +61,12 @@ func (d *Database) query(ctx context.Context, q string, args ...any) (*result, e
 	if err := g.install(conn); err != nil {
 		return nil, err
 	}
+	if _, err := msqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, d.maxValue); err != nil {
+		return nil, err
+	}
 	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, d.wrap(ctx, g.explain(err))
+		return nil, d.wrap(ctx, d.tooBig(g.explain(err)))
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
@@ -66,16 +74,14 @@ func (d *Database) query(ctx context.Context, q string, args ...any) (*result, e
 		return nil, err
 	}
 	res := &result{Columns: uniqueNames(cols), Rows: []json.RawMessage{}}
-	keys := make([][]byte, len(cols))
-	for i, c := range res.Columns {
-		keys[i], _ = json.Marshal(c)
-	}
-	vals := make([]any, len(cols))
+	keys := columnKeys(res.Columns)
+	cells := make([]cell, len(cols))
 	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
+	for i := range cells {
+		ptrs[i] = &cells[i]
 	}
 	size := 0
+	var buf []byte // each row is written here, then copied to its size
 	for rows.Next() {
 		if len(res.Rows) == d.maxRows {
 			res.Truncated = true
@@ -85,19 +91,41 @@ func (d *Database) query(ctx context.Context, q string, args ...any) (*result, e
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
-		row := encodeRow(keys, vals)
-		if size+len(row) > d.maxBytes {
+		room := d.maxBytes - size
+		least, likely := rowLen(keys, cells)
+		if n := min(room, 2*likely) + 8; least <= room && cap(buf) < n {
+			buf = make([]byte, 0, n) // no regrowing while a long value is written
+		}
+		row, ok := buf, least <= room
+		if ok {
+			row, ok = appendRow(buf[:0], keys, cells, room)
+		}
+		if !ok {
 			res.Truncated = true
 			res.note = fmt.Sprintf("[result cut after %d rows at %d bytes, the server's limit: more rows follow; select fewer columns or rows]", len(res.Rows), d.maxBytes)
 			break
 		}
+		buf = row
 		size += len(row) + 2
-		res.Rows = append(res.Rows, row)
+		res.Rows = append(res.Rows, bytes.Clone(row))
 	}
 	if err := rows.Err(); err != nil {
-		return nil, d.wrap(ctx, g.explain(err))
+		if sqliteCode(err) == sqlite3.SQLITE_TOOBIG && ctx.Err() == nil {
+			res.Truncated = true
+			res.note = fmt.Sprintf("[result cut after %d rows: the next row has a value longer than %d bytes, the most the server reads of one value; leave that column out, or select its octet_length()]", len(res.Rows), d.maxValue)
+			return res, nil
+		}
+		return nil, d.wrap(ctx, d.tooBig(g.explain(err)))
 	}
 	return res, nil
+}
+
+// tooBig words SQLite's error for a value longer than d.maxValue.
+func (d *Database) tooBig(err error) error {
+	if sqliteCode(err) == sqlite3.SQLITE_TOOBIG {
+		return fmt.Errorf("%w: a value would be longer than %d bytes, the most the server reads of one value; leave that column out, or select its octet_length()", err, d.maxValue)
+	}
+	return err
 }
 
 // errRolledBack marks the error of a call whose transaction was rolled
@@ -206,66 +234,4 @@ func uniqueNames(cols []string) []string {
 		}
 	}
 	return out
-}
-
-// encodeRow writes one row as a JSON object.
-func encodeRow(keys [][]byte, vals []any) json.RawMessage {
-	b := []byte{'{'}
-	for i, v := range vals {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, keys[i]...)
-		b = append(b, ':')
-		b = appendValue(b, v)
-	}
-	return append(b, '}')
-}
-
-// appendValue writes an SQLite value as JSON: NULL as null, integers and
-// reals as numbers (infinities as the strings "Infinity" and
-// "-Infinity", which JSON numbers cannot hold), text as a string, a blob
-// as the string of its SQL literal (x'00ff'), and a time the driver
-// parsed from a DATE, DATETIME or TIMESTAMP column back as SQLite text.
-func appendValue(b []byte, v any) []byte {
-	switch v := v.(type) {
-	case nil:
-		return append(b, "null"...)
-	case int64:
-		return strconv.AppendInt(b, v, 10)
-	case float64:
-		switch {
-		case math.IsInf(v, 1):
-			return append(b, `"Infinity"`...)
-		case math.IsInf(v, -1):
-			return append(b, `"-Infinity"`...)
-		case math.IsNaN(v):
-			return append(b, "null"...)
-		}
-		return strconv.AppendFloat(b, v, 'g', -1, 64)
-	case string:
-		s, _ := json.Marshal(v)
-		return append(b, s...)
-	case []byte:
-		return append(append(append(b, `"x'`...), hex.EncodeToString(v)...), `'"`...)
-	case time.Time:
-		s, _ := json.Marshal(sqliteTime(v))
-		return append(b, s...)
-	}
-	s, _ := json.Marshal(fmt.Sprint(v))
-	return append(b, s...)
-}
-
-// sqliteTime writes a time in the form SQLite's date functions use: the
-// date alone at midnight UTC, else date and time, with fractional seconds
-// and a zone only when there are some.
-func sqliteTime(t time.Time) string {
-	_, off := t.Zone()
-	switch {
-	case off == 0 && t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0:
-		return t.Format(time.DateOnly)
-	case off == 0:
-		return t.Format("2006-01-02 15:04:05.999999999")
-	}
-	return t.Format("2006-01-02 15:04:05.999999999-07:00")
 }
