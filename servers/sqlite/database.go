@@ -38,7 +38,8 @@ const (
 	maxLength = 1_000_000_000
 )
 
-// Options configures a Database. The zero value (or nil) is valid.
+// Options configures a Database. The zero value (or nil) is valid: a
+// zero limit takes its default; a negative one is an error.
 type Options struct {
 	// ReadOnly opens the file read-only (SQLite's mode=ro): the write
 	// tools are not offered and nothing can change the file.
@@ -143,10 +144,27 @@ func (d *Database) Close() error {
 	return errors.Join(errs...)
 }
 
-// check refuses a value bound SQLite cannot hold.
+// check refuses a negative limit, and a bound on values SQLite cannot
+// hold.
 func (o *Options) check() error {
-	if o.MaxValueBytes < 0 || o.MaxValueBytes > maxLength {
-		return fmt.Errorf("mcpwire sqlite: Options.MaxValueBytes is %d: SQLite holds values of 1 to %d bytes (0 for the default)", o.MaxValueBytes, maxLength)
+	for _, f := range []struct {
+		name     string
+		negative bool
+		v        any
+	}{
+		{"MaxRows", o.MaxRows < 0, o.MaxRows},
+		{"MaxBytes", o.MaxBytes < 0, o.MaxBytes},
+		{"MaxValueBytes", o.MaxValueBytes < 0, o.MaxValueBytes},
+		{"Timeout", o.Timeout < 0, o.Timeout},
+		{"MaxInsights", o.MaxInsights < 0, o.MaxInsights},
+		{"MaxInsightBytes", o.MaxInsightBytes < 0, o.MaxInsightBytes},
+	} {
+		if f.negative {
+			return fmt.Errorf("mcpwire sqlite: Options.%s is %v: a limit is positive, or zero for the default", f.name, f.v)
+		}
+	}
+	if o.MaxValueBytes > maxLength {
+		return fmt.Errorf("mcpwire sqlite: Options.MaxValueBytes is %d: SQLite holds values of at most %d bytes", o.MaxValueBytes, maxLength)
 	}
 	return nil
 }
