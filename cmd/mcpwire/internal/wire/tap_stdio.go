@@ -34,7 +34,8 @@ type StdioTap struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	// Record receives each frame, in the order the lines crossed; it is
-	// called from two goroutines (one per direction), never at once.
+	// called from two goroutines (one per direction), never at once, and
+	// never after Run has returned.
 	Record func(*frames.Record)
 	// MaxFrame bounds what is kept of one line; default DefaultMaxFrame.
 	MaxFrame int
@@ -45,6 +46,11 @@ type StdioTap struct {
 // stopped). The end of Stdin closes the server's stdin, as a host does to
 // stop a server. It returns the server's exit error (an *exec.ExitError
 // for a status other than 0).
+//
+// When the server ends first, the copying of Stdin may still wait in a
+// read of it when Run returns (a read cannot be interrupted); what it
+// reads then goes nowhere, and is not recorded: the caller may close
+// what Record writes to.
 func (t *StdioTap) Run(ctx context.Context) error {
 	in, err := t.Cmd.StdinPipe()
 	if err != nil {
@@ -58,7 +64,10 @@ func (t *StdioTap) Run(ctx context.Context) error {
 	if err := t.Cmd.Start(); err != nil {
 		return err
 	}
-	var mu sync.Mutex // Record is never called at once
+	var (
+		mu    sync.Mutex // Record is never called at once
+		ended bool       // Run has returned: nothing more is recorded; guarded by mu
+	)
 	obs := frames.Observe(frames.AtClient, func(r *frames.Record) {
 		if t.Record != nil {
 			t.Record(r)
@@ -67,8 +76,15 @@ func (t *StdioTap) Run(ctx context.Context) error {
 	tr := transport.NewFrameTracker(transport.ObserverFunc(func(f *transport.Frame) {
 		mu.Lock()
 		defer mu.Unlock()
-		obs.ObserveFrame(f)
+		if !ended {
+			obs.ObserveFrame(f)
+		}
 	}), transport.TransportStdio, "")
+	defer func() {
+		mu.Lock()
+		ended = true
+		mu.Unlock()
+	}()
 	max := t.MaxFrame
 	if max <= 0 {
 		max = DefaultMaxFrame
