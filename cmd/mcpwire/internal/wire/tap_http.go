@@ -98,8 +98,10 @@ func (t *HTTPTap) response(resp *http.Response) error {
 	status := resp.StatusCode
 	switch {
 	case mt == "text/event-stream":
-		resp.Body = &sseTee{ReadCloser: resp.Body, max: t.maxFrame(), event: func(data []byte, over bool) {
-			t.observe(tr, transport.Received, data, over, status)
+		resp.Body = &sseTee{ReadCloser: resp.Body, max: t.maxFrame(), event: func(name string, data []byte, over bool) {
+			if name == "" || name == "message" { // others, such as the legacy transport's "endpoint", are not frames
+				t.observe(tr, transport.Received, data, over, status)
+			}
 		}}
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
 		resp.Body = &bodyTee{ReadCloser: resp.Body, max: t.maxFrame(), size: resp.ContentLength, done: func(b []byte, over bool) {
@@ -217,75 +219,3 @@ func (b *bodyTee) Close() error {
 }
 
 func (b *bodyTee) finish() { b.once.Do(func() { b.done(b.buf, b.over) }) }
-
-// sseTee passes an event stream through and hands the data of each
-// message event to event as it completes (events named otherwise, such
-// as the legacy transport's "endpoint", and events without data are not
-// frames).
-type sseTee struct {
-	io.ReadCloser
-	max   int
-	event func(data []byte, over bool)
-
-	pending []byte // an incomplete line
-	data    []byte // the data of the event being read
-	name    string
-	has     bool // the event has a data field
-	over    bool
-}
-
-func (s *sseTee) Read(p []byte) (int, error) {
-	n, err := s.ReadCloser.Read(p)
-	s.feed(p[:n])
-	return n, err
-}
-
-// feed parses stream bytes into lines and events.
-func (s *sseTee) feed(b []byte) {
-	for len(b) > 0 {
-		i := bytes.IndexAny(b, "\r\n")
-		if i < 0 {
-			if len(s.pending) < s.max {
-				s.pending = append(s.pending, b[:min(len(b), s.max-len(s.pending))]...)
-			}
-			return
-		}
-		line := b[:i]
-		if len(s.pending) > 0 {
-			line = append(s.pending, line...)
-			s.pending = s.pending[:0]
-		}
-		s.line(line)
-		// "\r\n" is one line ending.
-		if b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n' {
-			i++
-		}
-		b = b[i+1:]
-	}
-}
-
-func (s *sseTee) line(l []byte) {
-	if len(l) == 0 { // the end of an event
-		if s.has && (s.name == "" || s.name == "message") {
-			s.event(s.data, s.over)
-		}
-		s.data, s.name, s.has, s.over = s.data[:0], "", false, false
-		return
-	}
-	field, value, _ := bytes.Cut(l, []byte{':'})
-	value = bytes.TrimPrefix(value, []byte{' '})
-	switch string(field) {
-	case "data":
-		if s.has {
-			s.data = append(s.data, '\n')
-		}
-		s.has = true
-		if room := s.max - len(s.data); len(value) > room {
-			value = value[:max(room, 0)]
-			s.over = true
-		}
-		s.data = append(s.data, value...)
-	case "event":
-		s.name = string(value)
-	}
-}
