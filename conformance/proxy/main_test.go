@@ -60,3 +60,22 @@ func TestResponseStreamsEndCleanlyUnderConcurrentPosts(t *testing.T) {
 		t.Errorf("%d of %d streams cut:\n%s\nproxy log:\n%s", len(fails), 3*rounds, strings.Join(fails, "\n"), errLog.String())
 	}
 }
+
+// TestProxySmugglesNoRequest: a request that a backend refuses at once,
+// whose body is more than 256 KiB of complete HTTP requests, is one
+// request: the proxy neither reads the rest of its body as requests nor
+// forwards them.
+func TestProxySmugglesNoRequest(t *testing.T) {
+	up, hidden := proxytest.RefusingBackend(t)
+	u, err := url.Parse(up.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errLog syncBuffer
+	front := httptest.NewServer(newProxy([]*url.URL{u}, log.New(&errLog, "proxy: ", 0)))
+	defer front.Close()
+	fails := proxytest.Smuggle(t, strings.TrimPrefix(front.URL, "http://"), 2)
+	if len(fails) > 0 || hidden.Load() != 0 {
+		t.Errorf("%d hidden requests reached the backend; %d connections failed:\n%s\nproxy log:\n%s", hidden.Load(), len(fails), strings.Join(fails, "\n"), errLog.String())
+	}
+}

@@ -1,8 +1,10 @@
-// Package proxytest checks that a reverse proxy passes Streamable HTTP
-// answers whole: test support for conformance/proxy and mcpwire tap,
-// imported by tests only.
+// Package proxytest checks what a reverse proxy in front of an MCP server
+// must get right: test support for conformance/proxy and mcpwire tap,
+// imported by tests only. StreamsCut checks that Streamable HTTP answers
+// pass whole; Smuggle, that a body the upstream did not read is never
+// read as requests of its own.
 //
-// The case it reproduces: a server that answers a POST as soon as it has
+// The case StreamsCut reproduces: a server that answers a POST as soon as it has
 // read the body, with an SSE stream whose first event goes out at once and
 // the rest a moment later. Behind net/http, an httputil.ReverseProxy that
 // is not served full duplex cuts such a stream now and then (the server

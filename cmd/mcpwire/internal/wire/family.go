@@ -43,7 +43,9 @@ at the same path on its own address, and every other path too (OAuth
 metadata, the legacy transport's message endpoint): requests go on with
 their headers unchanged (Authorization included), answers come back
 unchanged, SSE streams event by event as they arrive. Both protocol eras,
-and the legacy HTTP+SSE transport.
+and the legacy HTTP+SSE transport. A request's body is read whole before
+it goes on, 16 MiB at most: a larger one gets 413, and its connection is
+closed.
 
 --record FILE writes the frames as JSON Lines, one object per frame:
 "time", "from" ("client" or "server"), "message" (the frame exactly as on

@@ -10,10 +10,13 @@ import (
 )
 
 // TestHTTPTapStreamsEndWhole: SSE answers to concurrent POSTs pass the
-// tap whole. Without full duplex, net/http closed a request body that the
-// upstream transport had still to read to its end when the server
-// answered at once; the transport then closed the upstream connection in
-// the middle of the response (the same cut as conformance/proxy's).
+// tap whole. When the upstream transport read the client's body itself,
+// net/http closed that body as the response's headers were written,
+// before the transport's last read of it (unless the request was served
+// full duplex, 294a4d5); the transport then closed the upstream
+// connection in the middle of the response (the same cut as
+// conformance/proxy's). The tap now reads a body whole before the
+// request goes on, and the transport reads the tap's copy.
 func TestHTTPTapStreamsEndWhole(t *testing.T) {
 	u, err := url.Parse(proxytest.SSEBackend(t).URL)
 	if err != nil {

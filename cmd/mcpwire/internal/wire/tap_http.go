@@ -3,12 +3,15 @@ package wire
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -26,6 +29,13 @@ import (
 // every answer comes back unchanged, SSE streams event by event as they
 // arrive. On the side it records POST bodies as client frames, JSON
 // answers and the data of SSE events as server frames.
+//
+// A request's body is read whole before the request goes on (a JSON-RPC
+// message is of no use to a server before its end), and bounded: a body
+// over MaxBody gets 413 and the connection is closed. So no connection is
+// kept whose request body was not read to its end: the upstream may
+// answer before it has read a body, but the rest of that body is never
+// taken for requests of its own.
 type HTTPTap struct {
 	// Upstream is the server's endpoint; only its scheme and host are
 	// used: the paths are the client's.
@@ -35,6 +45,9 @@ type HTTPTap struct {
 	// MaxFrame bounds what is kept of one body or event for the
 	// recording; default DefaultMaxFrame. The bytes always pass whole.
 	MaxFrame int
+	// MaxBody bounds a request body; a larger one gets 413 and its
+	// connection is closed. Default DefaultMaxBody.
+	MaxBody int64
 	// Transport makes the upstream requests; default
 	// http.DefaultTransport.
 	Transport http.RoundTripper
@@ -47,24 +60,82 @@ type HTTPTap struct {
 	sessions sync.Map   // session id → *transport.FrameTracker
 }
 
+// DefaultMaxBody bounds the body of a request to an HTTPTap: the largest
+// message mcpwire's peers read (jsonrpc.DefaultMaxMessageSize).
+const DefaultMaxBody = jsonrpc.DefaultMaxMessageSize
+
 // ServeHTTP proxies one request.
 func (t *HTTPTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t.once.Do(t.init)
-	tr := t.tracker(r.Header.Get(mcp.HeaderSessionID), r)
-	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
-		r.Body = &bodyTee{ReadCloser: r.Body, max: t.maxFrame(), size: r.ContentLength, done: func(b []byte, over bool) {
-			t.observe(tr, transport.Sent, b, over, 0)
-		}}
+	body, ok := t.readBody(w, r)
+	if !ok {
+		return
 	}
-	r = r.WithContext(withTracker(r.Context(), tr))
-	// Full duplex: net/http would otherwise close the request body when
-	// the response's headers are written, and the upstream transport,
-	// still to make its last read of that body (the EOF check), would
-	// fail the request and close the upstream connection in the middle
-	// of the response it is copying: an SSE stream cut now and then,
-	// whenever the server answers as soon as it has the body.
-	http.NewResponseController(w).EnableFullDuplex()
-	t.proxy.ServeHTTP(w, r)
+	tr := t.tracker(r.Header.Get(mcp.HeaderSessionID), r)
+	if r.Method == http.MethodPost && len(body) > 0 {
+		over := len(body) > t.maxFrame()
+		t.observe(tr, transport.Sent, body[:min(len(body), t.maxFrame())], over, 0)
+	}
+	out := r.WithContext(withTracker(r.Context(), tr))
+	if body != nil {
+		out.Body = io.NopCloser(bytes.NewReader(body))
+		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	t.proxy.ServeHTTP(w, out)
+}
+
+// readBody reads the body of r whole, up to MaxBody. It returns false
+// when it answered the request itself (a body too large, or one that
+// could not be read), closing the connection.
+func (t *HTTPTap) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, true
+	}
+	limit := t.maxBody()
+	refuse := func(status int, msg string) ([]byte, bool) {
+		w.Header().Set("Connection", "close") // what is left of the body is not read
+		http.Error(w, msg, status)
+		return nil, false
+	}
+	tooLarge := fmt.Sprintf("the request body exceeds %d bytes", limit)
+	if r.ContentLength > limit {
+		return refuse(http.StatusRequestEntityTooLarge, tooLarge)
+	}
+	// MaxBytesReader tells net/http, too, that the body was cut.
+	body, err := readAll(http.MaxBytesReader(w, r.Body, limit), r.ContentLength, limit)
+	var tl *http.MaxBytesError
+	switch {
+	case errors.As(err, &tl):
+		return refuse(http.StatusRequestEntityTooLarge, tooLarge)
+	case err != nil:
+		t.log().Info("tap: reading a request body failed", "method", r.Method, "path", r.URL.Path, "error", err)
+		return refuse(http.StatusBadRequest, "the request body could not be read")
+	}
+	return body, true
+}
+
+// readAll reads r to its end, expecting size bytes (when size >= 0), in
+// a buffer that grows to limit+1 bytes at most: more is an
+// *http.MaxBytesError.
+func readAll(r io.Reader, size, limit int64) ([]byte, error) {
+	buf := make([]byte, 0, min(max(size, 512), limit)+1)
+	for {
+		if len(buf) == cap(buf) {
+			more := min(int64(cap(buf)), limit+1-int64(cap(buf)))
+			if more <= 0 {
+				return nil, &http.MaxBytesError{Limit: limit}
+			}
+			buf = slices.Grow(buf, int(more))
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 func (t *HTTPTap) init() {
@@ -155,6 +226,13 @@ func (t *HTTPTap) observe(tr *transport.FrameTracker, dir transport.Direction, b
 		msg, err = jsonrpc.Decode(b, nil)
 	}
 	tr.Observe(dir, b, msg, err, status)
+}
+
+func (t *HTTPTap) maxBody() int64 {
+	if t.MaxBody > 0 {
+		return t.MaxBody
+	}
+	return DefaultMaxBody
 }
 
 func (t *HTTPTap) maxFrame() int {
