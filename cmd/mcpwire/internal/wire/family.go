@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -189,8 +190,12 @@ func tapHTTP(ctx context.Context, a *app.App, listen, upstream string, rec func(
 	if f, ok := a.Stdout.(interface{ Sync() error }); ok {
 		f.Sync()
 	}
+	log := a.Logger() // --verbose: every error
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: dropTime}))
+	}
 	srv := &http.Server{
-		Handler:           &HTTPTap{Upstream: u, Record: rec},
+		Handler:           &HTTPTap{Upstream: u, Record: rec, Logger: log},
 		ReadHeaderTimeout: 30 * time.Second,
 	}
 	done := make(chan error, 1)
@@ -206,6 +211,15 @@ func tapHTTP(ctx context.Context, a *app.App, listen, upstream string, rec func(
 		<-done
 		return nil
 	}
+}
+
+// dropTime leaves the time out of the tap's warnings, which stderr shows
+// among the frames (each with its time).
+func dropTime(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
 }
 
 const replayLong = `mcpwire replay plays the client's side of a recording (made by mcpwire tap,

@@ -14,11 +14,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/frames"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
+	"github.com/mcpwire/mcpwire/transport/sse"
 )
 
 // An HTTPTap is a reverse proxy in front of an MCP server reached over
@@ -48,6 +50,14 @@ type HTTPTap struct {
 	// MaxBody bounds a request body; a larger one gets 413 and its
 	// connection is closed. Default DefaultMaxBody.
 	MaxBody int64
+	// MaxSessions bounds the sessions whose exchanges the tap matches
+	// with each other (a response on a GET stream with the request
+	// POSTed for it); default DefaultMaxSessions. Beyond it, the least
+	// recently used session is no longer tracked (a warning is logged).
+	MaxSessions int
+	// SessionIdle is how long a session is tracked without an exchange;
+	// default DefaultSessionIdle.
+	SessionIdle time.Duration
 	// Transport makes the upstream requests; default
 	// http.DefaultTransport.
 	Transport http.RoundTripper
@@ -57,12 +67,21 @@ type HTTPTap struct {
 	once     sync.Once
 	proxy    *httputil.ReverseProxy
 	mu       sync.Mutex // serializes Record
-	sessions sync.Map   // session id → *transport.FrameTracker
+	sessions sessionTable
 }
 
 // DefaultMaxBody bounds the body of a request to an HTTPTap: the largest
 // message mcpwire's peers read (jsonrpc.DefaultMaxMessageSize).
 const DefaultMaxBody = jsonrpc.DefaultMaxMessageSize
+
+// An exchange is what the handling of an upstream answer needs to know of
+// its request.
+type exchange struct {
+	tr      *transport.FrameTracker
+	session string // the session the request named, or ""
+	known   bool   // the tap tracks that session (tr is its tracker)
+	method  string
+}
 
 // ServeHTTP proxies one request.
 func (t *HTTPTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -71,12 +90,22 @@ func (t *HTTPTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	tr := t.tracker(r.Header.Get(mcp.HeaderSessionID), r)
+	x := &exchange{session: r.Header.Get(mcp.HeaderSessionID), method: r.Method}
+	if x.session == "" {
+		x.session = r.URL.Query().Get(sse.SessionParam)
+	}
+	if x.session != "" {
+		x.tr = t.sessions.get(x.session)
+		x.known = x.tr != nil
+	}
+	if x.tr == nil {
+		x.tr = t.newTracker(x.session)
+	}
 	if r.Method == http.MethodPost && len(body) > 0 {
 		over := len(body) > t.maxFrame()
-		t.observe(tr, transport.Sent, body[:min(len(body), t.maxFrame())], over, 0)
+		t.observe(x.tr, transport.Sent, body[:min(len(body), t.maxFrame())], over, 0)
 	}
-	out := r.WithContext(withTracker(r.Context(), tr))
+	out := r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
 	if body != nil {
 		out.Body = io.NopCloser(bytes.NewReader(body))
 		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -139,6 +168,13 @@ func readAll(r io.Reader, size, limit int64) ([]byte, error) {
 }
 
 func (t *HTTPTap) init() {
+	t.sessions = sessionTable{max: t.MaxSessions, idle: t.SessionIdle, log: t.log()}
+	if t.sessions.max <= 0 {
+		t.sessions.max = DefaultMaxSessions
+	}
+	if t.sessions.idle <= 0 {
+		t.sessions.idle = DefaultSessionIdle
+	}
 	t.proxy = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme = t.Upstream.Scheme
@@ -158,43 +194,59 @@ func (t *HTTPTap) init() {
 	}
 }
 
-// response puts a recording tee on the body of an upstream answer.
+// response follows the sessions the upstream opens and ends, and puts a
+// recording tee on the body of its answer.
 func (t *HTTPTap) response(resp *http.Response) error {
-	tr := trackerFrom(resp.Request.Context())
-	if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" {
-		tr.SetSession(sid)
-		t.sessions.LoadOrStore(sid, tr) // the session's later exchanges share it
+	x, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
+	status := resp.StatusCode
+	ok := status >= 200 && status < 300
+	switch {
+	case x.session != "" && (status == http.StatusNotFound || ok && x.method == http.MethodDelete):
+		t.sessions.remove(x.session, nil) // the session is over
+	case ok && !x.known:
+		if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" { // the upstream opened a session
+			x.tr.SetSession(sid)
+			t.sessions.add(sid, x.tr)
+		}
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	status := resp.StatusCode
 	switch {
 	case mt == "text/event-stream":
-		resp.Body = &sseTee{ReadCloser: resp.Body, max: t.maxFrame(), event: func(name string, data []byte, over bool) {
-			if name == "" || name == "message" { // others, such as the legacy transport's "endpoint", are not frames
-				t.observe(tr, transport.Received, data, over, status)
-			}
-		}}
+		var legacy string // the legacy session this stream carries
+		resp.Body = &sseTee{ReadCloser: resp.Body, max: t.maxFrame(),
+			event: func(name string, data []byte, over bool) {
+				switch name {
+				case "", "message":
+					t.observe(x.tr, transport.Received, data, over, status)
+				case "endpoint": // the legacy transport names its session
+					if legacy == "" && ok && !over {
+						if u, err := url.Parse(string(bytes.TrimSpace(data))); err == nil {
+							if legacy = u.Query().Get(sse.SessionParam); legacy != "" {
+								x.tr.SetSession(legacy)
+								t.sessions.add(legacy, x.tr)
+							}
+						}
+					}
+				}
+			},
+			end: func() {
+				if legacy != "" {
+					t.sessions.remove(legacy, x.tr) // a legacy session ends with its stream
+				}
+			},
+		}
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
 		resp.Body = &bodyTee{ReadCloser: resp.Body, max: t.maxFrame(), size: resp.ContentLength, done: func(b []byte, over bool) {
-			t.observe(tr, transport.Received, b, over, status)
+			t.observe(x.tr, transport.Received, b, over, status)
 		}}
 	}
 	return nil
 }
 
-// tracker returns the frame tracker of a request: its session's, or a new
-// one for a request outside a session (initialize, a modern request, a
-// legacy SSE message whose session is in the query).
-func (t *HTTPTap) tracker(sid string, r *http.Request) *transport.FrameTracker {
-	if sid == "" {
-		sid = r.URL.Query().Get("sessionId") // the HTTP+SSE transport
-	}
-	if sid != "" {
-		if v, ok := t.sessions.Load(sid); ok {
-			return v.(*transport.FrameTracker)
-		}
-	}
-	tr := transport.NewFrameTracker(transport.ObserverFunc(func(f *transport.Frame) {
+// newTracker returns a frame tracker for the exchanges of session sid
+// (none if ""), recording what it sees.
+func (t *HTTPTap) newTracker(sid string) *transport.FrameTracker {
+	return transport.NewFrameTracker(transport.ObserverFunc(func(f *transport.Frame) {
 		r := frames.FromFrame(f, frames.AtClient)
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -202,12 +254,6 @@ func (t *HTTPTap) tracker(sid string, r *http.Request) *transport.FrameTracker {
 			t.Record(&r)
 		}
 	}), transport.TransportStreamable, sid)
-	if sid != "" {
-		if v, loaded := t.sessions.LoadOrStore(sid, tr); loaded {
-			return v.(*transport.FrameTracker)
-		}
-	}
-	return tr
 }
 
 // observe shows one body or event to the tracker.
@@ -249,17 +295,7 @@ func (t *HTTPTap) log() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-type trackerKey struct{}
-
-// withTracker passes a request's tracker to the handling of its answer.
-func withTracker(ctx context.Context, tr *transport.FrameTracker) context.Context {
-	return context.WithValue(ctx, trackerKey{}, tr)
-}
-
-func trackerFrom(ctx context.Context) *transport.FrameTracker {
-	tr, _ := ctx.Value(trackerKey{}).(*transport.FrameTracker)
-	return tr
-}
+type exchangeKey struct{}
 
 // bodyTee passes a body through and keeps its first max bytes; done is
 // called once, when the body is complete (before its last bytes are
