@@ -150,11 +150,17 @@ func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, req *
 	st.release(gen)
 }
 
-// answered delivers the answer of a call on its stream and forgets the
-// stream; a failed initialize closes the session it opened.
+// answered forgets the stream of a call whose handler has returned, then
+// delivers its answer there; a failed initialize closes the session it
+// opened.
+//
+// The id is released first, as the jsonrpc engine releases it: the id is
+// free once the answer is sent, and a client that reuses it as soon as it
+// has read the answer (a flushed SSE event reaches it before this
+// goroutine goes on) must not find it still in use.
 func (s *session) answered(st *stream, req *jsonrpc.Request, resp *jsonrpc.Response, initialize bool) {
-	st.finish(resp)
 	s.unregister(req.ID, st)
+	st.finish(resp)
 	if initialize && failedInit(resp) {
 		s.end("initialize failed")
 	}
