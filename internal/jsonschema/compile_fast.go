@@ -25,7 +25,7 @@ const (
 type declined struct {
 	keyword string // the keyword at fault
 	detail  string // what about it, or ""
-	ref     string // the reference, when keyword is "$ref"
+	ref     string // the reference, when keyword is "$ref", "$dynamicRef" or "$recursiveRef"
 }
 
 func (e *declined) Error() string { return "fast engine declined " + e.what() }
@@ -150,8 +150,11 @@ func (c *fastCompiler) keyword(n *node, t *tree, key string, v *tree) (err error
 		}
 	case "$ref":
 		n.ref, err = c.refTarget(v.str)
-	case "$dynamicAnchor", "$dynamicRef", "unevaluatedProperties", "unevaluatedItems",
-		"$recursiveRef": // 2019-09's, which the full engine still applies in 2020-12
+	case "$dynamicRef", "$recursiveRef": // $recursiveRef: 2019-09's, which the full engine still applies in 2020-12
+		if is2020 {
+			return &declined{keyword: key, ref: v.str} // a reference to another document is reported as one (needsFull)
+		}
+	case "$dynamicAnchor", "unevaluatedProperties", "unevaluatedItems":
 		if is2020 {
 			return decline(key, "")
 		}

@@ -73,15 +73,18 @@
 // and every other keyword reach tools/list in their original order. This
 // is what the conformance suite checks when it relays a tool's schema.
 //
-// Nothing is ever fetched. References into the document ("#",
-// "#/$defs/address", and "#address" to a subschema that declares
-// "$anchor": "address", or in draft-07 "$id": "#address") work; a
-// reference to a URL or a file is an error
-// wrapping [ErrRemoteRef], as SEP-2106 forbids dereferencing network
-// references, and an unknown "$schema" wraps [ErrUnsupportedDialect]. A
-// client can test for these and for [ErrNeedsFullEngine], and relay such a
-// schema without validating against it, as package client does with
-// output schemas.
+// Nothing is ever fetched or read, by either engine. References into the
+// document ("#", "#/$defs/address", and "#address" to a subschema that
+// declares "$anchor": "address", or in draft-07 "$id": "#address") work;
+// a reference ($ref, $dynamicRef) to a URL or a file, written as such or
+// relative to the root's "$id", is an error wrapping [ErrRemoteRef] that
+// names the document it would have fetched, as SEP-2106 forbids
+// dereferencing network references (another SDK's client read local
+// files and URLs through an outputSchema's $ref: CVE-2026-116686); an
+// unknown "$schema" wraps [ErrUnsupportedDialect]. Package client refuses
+// an output schema with such a reference, and relays unchecked the
+// results of a tool whose schema wraps [ErrUnsupportedDialect] or
+// [ErrNeedsFullEngine].
 //
 // # Validating
 //

@@ -97,25 +97,41 @@ const baseURL = "mcpwire:///schema.json"
 // resolve it either: "" when ref names this document (through the root's
 // $id) or one of the drafts' meta-schemas, which the full engine carries.
 // There is no $id below the root: declaresIdentifiers has ruled it out.
+//
+// An absolute reference ("https://...", "file:///...") names its target
+// whatever the base. A relative one is resolved against the root's $id,
+// or against baseURL: an $id that is a URL with an authority, or a file
+// URL; an $id without an authority ("urn:x", "a:/b") resolves references
+// by rules that net/url and the full engine each read their own way, so
+// the verdict is left to the full engine.
 func remoteTarget(root *tree, ref string) string {
 	base, err := url.Parse(baseURL)
 	if err != nil {
 		return ""
 	}
-	if id := root.get("$id"); id != nil && id.kind == kindString {
-		u, err := base.Parse(id.str)
-		if err != nil || u.Host == "" && u.Scheme != "mcpwire" {
-			// An $id without an authority ("urn:x", "a:/b") resolves
-			// references by rules that net/url and the full engine each
-			// read their own way: leave the verdict to the full engine.
-			return ""
-		}
-		base = u
-	}
-	u, err := base.Parse(ref)
+	r, err := url.Parse(ref)
 	if err != nil {
 		return ""
 	}
+	idOK := true
+	if id := root.get("$id"); id != nil && id.kind == kindString {
+		u, err := base.Parse(id.str)
+		switch {
+		case err != nil:
+			idOK = false
+		case u.Host == "" && u.Scheme != "mcpwire" && u.Scheme != "file":
+			idOK = false
+			if r.IsAbs() {
+				base = u // still this document if ref names the $id itself
+			}
+		default:
+			base = u
+		}
+	}
+	if !idOK && !r.IsAbs() {
+		return ""
+	}
+	u := base.ResolveReference(r)
 	u.Fragment, u.RawFragment = "", ""
 	base.Fragment, base.RawFragment = "", ""
 	if u.String() == base.String() || u.Host == "json-schema.org" {

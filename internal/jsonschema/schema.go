@@ -35,13 +35,14 @@ const MaxInstanceDepth = 128
 // stepsPerByte is the work always allowed per instance byte.
 const stepsPerByte = 8
 
-// Errors that Compile wraps, for callers that degrade gracefully: a client
-// that cannot compile a server's outputSchema for one of these reasons (or
-// for [ErrNeedsFullEngine]) can skip validating structuredContent rather
-// than fail.
+// Errors that Compile wraps. A client that cannot compile a server's
+// outputSchema because of an unsupported dialect (or
+// [ErrNeedsFullEngine]) can skip validating structuredContent rather than
+// fail; one that refers to another document is refused (package client).
 var (
 	// ErrRemoteRef is wrapped when a schema refers to another document: a
-	// URL, a file, or a relative reference. Nothing is ever fetched.
+	// URL, a file, or a relative reference. Nothing is ever fetched; the
+	// error names the document.
 	ErrRemoteRef = errors.New(`remote and file references are not fetched; only local references ("#...", $defs) are supported`)
 	// ErrUnsupportedDialect is wrapped when "$schema" names a dialect other
 	// than 2020-12 or draft-07.

@@ -48,6 +48,12 @@
 // servers list. Without this package, they relay unchecked the results of
 // tools whose output schemas use the keywords above; with it, they check
 // those too.
+//
+// The full engine fetches nothing either: its library would read file://
+// URLs by default, and here its only loader refuses every URL, so a
+// schema that refers to another document, by "$ref", "$dynamicRef" or
+// "$schema", is an error naming it (wrapping server.ErrRemoteSchemaRef for
+// references).
 package fullschema
 
 import _ "github.com/mcpwire/mcpwire/internal/jsonschema/full"
