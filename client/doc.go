@@ -53,7 +53,10 @@
 // it stale) and checks every result of such a tool: one that does not
 // conform, or lacks structuredContent, is an *OutputSchemaError, which
 // says which values are wrong and still holds the result. Tools without
-// an output schema cost nothing for it.
+// an output schema cost nothing for it. Nothing a schema refers to is
+// ever fetched: an outputSchema with a "$ref" to a URL or a file is
+// refused, each result of that tool an *OutputSchemaError wrapping
+// ErrRemoteSchemaRef that names the reference.
 //
 // The function CallTool decodes a result into a Go value: from
 // structuredContent, or from the text of an older server's JSON result

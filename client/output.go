@@ -26,21 +26,35 @@ type outputSchema struct {
 	err  error              // why it could not be compiled, if it is invalid
 }
 
-// compiled returns the compiled schema. A schema this client cannot
-// check against without fetching or linking something (a reference to
-// another document, an unknown dialect, a keyword only the full engine
-// implements when server/fullschema is not imported) gives nil and no
-// error: its results are relayed unchecked. An invalid schema gives its
-// error.
+// compiled returns the compiled schema, or why it cannot be used. A
+// schema that refers to another document (a URL, a file) is refused with
+// an error wrapping ErrRemoteSchemaRef that names the reference: nothing
+// is ever fetched, and a server that lists such a schema gets none of its
+// results accepted as checked. A schema this client cannot check against
+// without linking something (an unknown dialect, a keyword only the full
+// engine implements when server/fullschema is not imported) gives nil and
+// no error: its results are relayed unchecked. An invalid schema gives
+// its error.
 func (o *outputSchema) compiled() (*jsonschema.Schema, error) {
 	o.once.Do(func() {
 		o.s, o.err = jsonschema.Compile(o.raw, nil)
-		if errors.Is(o.err, jsonschema.ErrRemoteRef) || errors.Is(o.err, jsonschema.ErrUnsupportedDialect) || errors.Is(o.err, jsonschema.ErrNeedsFullEngine) {
+		switch {
+		case o.err == nil:
+		case errors.Is(o.err, jsonschema.ErrRemoteRef):
+			// kept as is: OutputSchemaError says the schema is refused
+		case errors.Is(o.err, jsonschema.ErrUnsupportedDialect) || errors.Is(o.err, jsonschema.ErrNeedsFullEngine):
 			o.err = nil
+		default:
+			o.err = fmt.Errorf("invalid outputSchema: %w", o.err)
 		}
 	})
 	return o.s, o.err
 }
+
+// ErrRemoteSchemaRef is wrapped by the Err of an *OutputSchemaError when
+// the tool's outputSchema refers to another document (a "$ref" to a URL
+// or a file): such a schema is refused, and nothing is fetched.
+var ErrRemoteSchemaRef = jsonschema.ErrRemoteRef
 
 // output returns the current output schema of a tool, or nil.
 func (c *toolCache) output(name string) *outputSchema {
@@ -65,7 +79,8 @@ type OutputSchemaError struct {
 	// Err says what is wrong: the violations, with the JSON pointer of
 	// each value (for instance "structuredContent/temp: expected number,
 	// got string"); or that structuredContent is missing, or that the
-	// outputSchema itself is not a valid schema.
+	// outputSchema itself is not a valid schema or refers to another
+	// document (ErrRemoteSchemaRef).
 	Err error
 }
 
@@ -73,6 +88,9 @@ func (e *OutputSchemaError) Error() string {
 	var ve *jsonschema.ValidationError
 	if errors.As(e.Err, &ve) {
 		return fmt.Sprintf("mcp client: the result of tool %q does not match its outputSchema: %s", e.Tool, ve.Message("structuredContent"))
+	}
+	if errors.Is(e.Err, ErrRemoteSchemaRef) {
+		return fmt.Sprintf("mcp client: the outputSchema of tool %q is refused: %v", e.Tool, e.Err)
 	}
 	return fmt.Sprintf("mcp client: the result of tool %q cannot be checked against its outputSchema: %v", e.Tool, e.Err)
 }
@@ -97,7 +115,7 @@ func (s *Session) checkOutput(name string, res *mcp.CallToolResult) error {
 	schema, err := o.compiled()
 	switch {
 	case err != nil:
-		return &OutputSchemaError{Tool: name, Result: res, Err: fmt.Errorf("invalid outputSchema: %w", err)}
+		return &OutputSchemaError{Tool: name, Result: res, Err: err}
 	case schema == nil:
 		return nil
 	case len(res.StructuredContent) == 0:

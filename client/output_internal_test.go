@@ -8,15 +8,16 @@ import (
 )
 
 // TestOutputSchemaCompiled: a schema the client cannot check against
-// without fetching or linking something is relayed unchecked (no schema,
-// no error); an invalid one is an error; a valid one compiles once.
+// without linking something is relayed unchecked (no schema, no error);
+// one that refers to another document is refused (an error, nothing
+// fetched), and so is an invalid one; a valid one compiles once.
 func TestOutputSchemaCompiled(t *testing.T) {
 	for _, tc := range []struct {
 		schema            string
 		compiled, invalid bool
 	}{
 		{`{"type":"object"}`, true, false},
-		{`{"$ref":"https://example.com/schema.json"}`, false, false},
+		{`{"$ref":"https://example.com/schema.json"}`, false, true},
 		{`{"$schema":"http://json-schema.org/draft-04/schema#"}`, false, false},
 		{`{"type":5}`, false, true},
 		{`{"type":"object"`, false, true},
