@@ -29,6 +29,7 @@ var layers = map[string][]string{
 	"transport/internal/memnet": {}, // tests only: the in-memory network of the HTTP transports' tests
 	"internal/track":            {},
 	"internal/proxytest":        {}, // test support: a reverse proxy passes SSE answers whole (conformance/proxy, tap)
+	"internal/bodytest":         {}, // test support: a huge request body, refused early by every HTTP entry point
 	"transport/observetest":     {}, // tests only: every transport's observer, end to end
 	"internal/jsonschema":       {"internal/jsonscan"},
 	"internal/jsonscan":         {}, // the one JSON scanner (jsonrpc, mcp, streamable, jsonschema and its full engine)
