@@ -7,6 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -123,7 +126,11 @@ func (as *authServer) register(w http.ResponseWriter, r *http.Request) {
 		RedirectURIs            []string `json:"redirect_uris"`
 		TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBody)).Decode(&req); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	if tooLarge(w, err) {
+		return
+	}
+	if err != nil || json.Unmarshal(body, &req) != nil {
 		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "the registration is not a JSON object")
 		return
 	}
@@ -212,7 +219,9 @@ func (as *authServer) authorize(w http.ResponseWriter, r *http.Request) {
 // an access token and a new refresh token.
 func (as *authServer) token(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
-	if err := r.ParseForm(); err != nil {
+	if err := r.ParseForm(); tooLarge(w, err) {
+		return
+	} else if err != nil {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "unreadable form")
 		return
 	}
@@ -353,6 +362,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
+}
+
+// tooLarge answers 413 and reports true if err says the request body
+// exceeds maxRequestBody (what http.MaxBytesReader returns; it stops
+// reading there).
+func tooLarge(w http.ResponseWriter, err error) bool {
+	var mbe *http.MaxBytesError
+	if !errors.As(err, &mbe) {
+		return false
+	}
+	oauthError(w, http.StatusRequestEntityTooLarge, "invalid_request", fmt.Sprintf("the request body exceeds %d bytes", mbe.Limit))
+	return true
 }
 
 func oauthError(w http.ResponseWriter, status int, code, description string) {
