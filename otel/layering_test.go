@@ -13,9 +13,10 @@ import (
 // conformance programs (the main module's layering_test.go checks that
 // side).
 var allowed = map[string][]string{
-	"otel":          {"server", "client", "mcp", "jsonrpc", "transport", "internal/jsonscan"},
-	"otel/otlpenv":  {"otel"},
-	"otel/otlptest": {},
+	"otel":                   {"server", "client", "mcp", "jsonrpc", "transport", "internal/jsonscan"},
+	"otel/otlpenv":           {"otel", "otel/internal/otlphttp"},
+	"otel/otlptest":          {},
+	"otel/internal/otlphttp": {},
 }
 
 func TestLayering(t *testing.T) {

@@ -1,10 +1,11 @@
 // Package otlptest is an OTLP/HTTP receiver for tests: an endpoint, as a
 // collector offers one, to which programs under test export their traces
-// and metrics with the real OTLP exporters (in process, or in processes
+// and metrics with their OTLP exporters (in process, or in processes
 // of their own pointed at it by OTEL_EXPORTER_OTLP_ENDPOINT). It decodes
 // the protobuf requests POSTed to /v1/traces and /v1/metrics with the
 // OTLP proto types, and keeps the spans and the histogram data points
-// they carry, flattened for assertions:
+// they carry, flattened for assertions (TraceRequests and MetricRequests
+// return the requests as decoded):
 //
 //	r := otlptest.NewReceiver(t)
 //	cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT="+r.URL)
@@ -55,7 +56,10 @@ type Receiver struct {
 	mu      sync.Mutex
 	spans   []Span
 	metrics []Metric
-	arrived chan struct{} // signalled (not closed) after each export
+	// The requests as decoded.
+	traceReqs  []*coltracepb.ExportTraceServiceRequest
+	metricReqs []*colmetricpb.ExportMetricsServiceRequest
+	arrived    chan struct{} // signalled (not closed) after each export
 }
 
 // A Span is a span as received.
@@ -151,6 +155,7 @@ func (r *Receiver) reply(w http.ResponseWriter, m proto.Message) {
 func (r *Receiver) addSpans(m *coltracepb.ExportTraceServiceRequest) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.traceReqs = append(r.traceReqs, m)
 	for _, rs := range m.ResourceSpans {
 		service := attrs(rs.GetResource().GetAttributes())["service.name"]
 		for _, ss := range rs.ScopeSpans {
@@ -194,6 +199,7 @@ var kinds = map[tracepb.Span_SpanKind]trace.SpanKind{
 func (r *Receiver) addMetrics(m *colmetricpb.ExportMetricsServiceRequest) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.metricReqs = append(r.metricReqs, m)
 	for _, rm := range m.ResourceMetrics {
 		service := attrs(rm.GetResource().GetAttributes())["service.name"]
 		for _, sm := range rm.ScopeMetrics {
@@ -245,6 +251,23 @@ func (r *Receiver) Metrics() []Metric {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.metrics)
+}
+
+// TraceRequests returns the export requests of traces received so far,
+// as the OTLP proto types decoded them, in the order they arrived. They
+// are the receiver's: the caller must not change them.
+func (r *Receiver) TraceRequests() []*coltracepb.ExportTraceServiceRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.traceReqs)
+}
+
+// MetricRequests returns the export requests of metrics received so far,
+// as decoded, in the order they arrived; the caller must not change them.
+func (r *Receiver) MetricRequests() []*colmetricpb.ExportMetricsServiceRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.metricReqs)
 }
 
 // WaitFor waits until ok holds of what was received, checking after each

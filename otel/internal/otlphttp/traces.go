@@ -1,0 +1,217 @@
+package otlphttp
+
+import (
+	"context"
+	"fmt"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// TraceExporter exports spans over OTLP/HTTP: an
+// ExportTraceServiceRequest POSTed to the traces URL. It is a
+// go.opentelemetry.io/otel/sdk/trace.SpanExporter.
+type TraceExporter struct {
+	c *client
+}
+
+var _ sdktrace.SpanExporter = (*TraceExporter)(nil)
+
+// NewTraceExporter returns an exporter that sends spans as cfg says.
+func NewTraceExporter(cfg *Config) (*TraceExporter, error) {
+	c, err := newClient(cfg, "spans")
+	if err != nil {
+		return nil, err
+	}
+	return &TraceExporter{c: c}, nil
+}
+
+// ExportSpans sends spans in one request, retrying what the endpoint
+// asks to retry within the timeout and ctx. It sends nothing for no
+// spans. After Shutdown it returns ErrShutdown.
+func (x *TraceExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if len(spans) == 0 {
+		return nil
+	}
+	if x.c.isShutdown() {
+		return ErrShutdown
+	}
+	e := encoder{b: make([]byte, 0, x.c.sizeHint())}
+	e.traces(spans)
+	if err := x.c.send(ctx, e.b); err != nil {
+		return fmt.Errorf("otlphttp: exporting %d spans: %w", len(spans), err)
+	}
+	return nil
+}
+
+// Shutdown stops the exporter: an export in progress is cancelled, and
+// Shutdown waits, within ctx, for it to end. Later exports fail with
+// ErrShutdown, and so does a second Shutdown.
+func (x *TraceExporter) Shutdown(ctx context.Context) error {
+	return x.c.shutdown(ctx)
+}
+
+// A spanGroup is the spans of one resource and scope, in the order of
+// the batch.
+type spanGroup struct {
+	res   attribute.Distinct
+	scope instrumentation.Scope
+	spans []sdktrace.ReadOnlySpan
+}
+
+// traces writes the ExportTraceServiceRequest of spans: resource_spans 1,
+// one ResourceSpans for each resource (by its attributes), holding one
+// ScopeSpans for each instrumentation scope, each in the order in which
+// its first span comes in spans.
+func (e *encoder) traces(spans []sdktrace.ReadOnlySpan) {
+	var groups []spanGroup // few: a program has a resource and a few scopes
+	for _, sp := range spans {
+		if sp == nil {
+			continue
+		}
+		res, scope := sp.Resource().Equivalent(), sp.InstrumentationScope()
+		i := 0
+		for i < len(groups) && (groups[i].res != res || groups[i].scope != scope) {
+			i++
+		}
+		if i == len(groups) {
+			groups = append(groups, spanGroup{res: res, scope: scope})
+		}
+		groups[i].spans = append(groups[i].spans, sp)
+	}
+	for i, g := range groups {
+		if g.spans == nil {
+			continue // written with an earlier group of its resource
+		}
+		first := g.spans[0].Resource()
+		rs := e.begin(1)
+		e.resource(1, first)
+		for j := i; j < len(groups); j++ {
+			if groups[j].spans == nil || groups[j].res != g.res {
+				continue
+			}
+			e.scopeSpans(2, &groups[j])
+			groups[j].spans = nil
+		}
+		e.str(3, first.SchemaURL())
+		e.end(rs)
+	}
+}
+
+// scopeSpans writes a ScopeSpans: scope 1 (left out for the zero
+// scope), spans 2, schema_url 3.
+func (e *encoder) scopeSpans(field int, g *spanGroup) {
+	s := e.begin(field)
+	if g.scope != (instrumentation.Scope{}) {
+		e.scope(1, &g.scope)
+	}
+	for _, sp := range g.spans {
+		e.span(2, sp)
+	}
+	e.str(3, g.scope.SchemaURL)
+	e.end(s)
+}
+
+// span writes a Span: trace_id 1, span_id 2, trace_state 3,
+// parent_span_id 4, name 5, kind 6, start_time_unix_nano 7,
+// end_time_unix_nano 8, attributes 9, dropped_attributes_count 10,
+// events 11, dropped_events_count 12, links 13, dropped_links_count 14,
+// status 15, flags 16.
+func (e *encoder) span(field int, sp sdktrace.ReadOnlySpan) {
+	s := e.begin(field)
+	sc := sp.SpanContext()
+	tid, sid := sc.TraceID(), sc.SpanID()
+	e.bytes(1, tid[:])
+	e.bytes(2, sid[:])
+	e.str(3, sc.TraceState().String())
+	parent := sp.Parent()
+	if psid := parent.SpanID(); psid.IsValid() {
+		e.bytes(4, psid[:])
+	}
+	e.str(5, sp.Name())
+	e.uvarint(6, spanKind(sp.SpanKind()))
+	e.fixed64(7, unixNano(sp.StartTime()))
+	e.fixed64(8, unixNano(sp.EndTime()))
+	e.attrs(9, sp.Attributes())
+	e.uvarint(10, uint64(clampUint32(sp.DroppedAttributes())))
+	for _, ev := range sp.Events() {
+		// Event: time_unix_nano 1, name 2, attributes 3,
+		// dropped_attributes_count 4.
+		es := e.begin(11)
+		e.fixed64(1, unixNano(ev.Time))
+		e.str(2, ev.Name)
+		e.attrs(3, ev.Attributes)
+		e.uvarint(4, uint64(clampUint32(ev.DroppedAttributeCount)))
+		e.end(es)
+	}
+	e.uvarint(12, uint64(clampUint32(sp.DroppedEvents())))
+	for _, l := range sp.Links() {
+		// Link: trace_id 1, span_id 2, trace_state 3, attributes 4,
+		// dropped_attributes_count 5, flags 6.
+		ls := e.begin(13)
+		tid, sid := l.SpanContext.TraceID(), l.SpanContext.SpanID()
+		e.bytes(1, tid[:])
+		e.bytes(2, sid[:])
+		e.str(3, l.SpanContext.TraceState().String())
+		e.attrs(4, l.Attributes)
+		e.uvarint(5, uint64(clampUint32(l.DroppedAttributeCount)))
+		e.fixed32(6, spanFlags(l.SpanContext.TraceFlags(), l.SpanContext))
+		e.end(ls)
+	}
+	e.uvarint(14, uint64(clampUint32(sp.DroppedLinks())))
+	// Status: message 2, code 3; always present.
+	st := sp.Status()
+	ss := e.begin(15)
+	e.str(2, st.Description)
+	e.uvarint(3, statusCode(st.Code))
+	e.end(ss)
+	e.fixed32(16, spanFlags(sc.TraceFlags(), parent))
+	e.end(s)
+}
+
+// The SpanFlags bits above the W3C trace flags: whether the parent (or
+// the linked span) is known to be remote or not, and whether it is.
+const (
+	flagHasIsRemote = 0x100
+	flagIsRemote    = 0x200
+)
+
+func spanFlags(tf trace.TraceFlags, parent trace.SpanContext) uint32 {
+	f := uint32(tf) | flagHasIsRemote
+	if parent.IsRemote() {
+		f |= flagIsRemote
+	}
+	return f
+}
+
+// spanKind is the Span.SpanKind of k: INTERNAL 1, SERVER 2, CLIENT 3,
+// PRODUCER 4, CONSUMER 5, UNSPECIFIED 0 for another.
+func spanKind(k trace.SpanKind) uint64 {
+	switch k {
+	case trace.SpanKindInternal:
+		return 1
+	case trace.SpanKindServer:
+		return 2
+	case trace.SpanKindClient:
+		return 3
+	case trace.SpanKindProducer:
+		return 4
+	case trace.SpanKindConsumer:
+		return 5
+	}
+	return 0
+}
+
+// statusCode is the Status.StatusCode of c: UNSET 0, OK 1, ERROR 2.
+func statusCode(c codes.Code) uint64 {
+	switch c {
+	case codes.Ok:
+		return 1
+	case codes.Error:
+		return 2
+	}
+	return 0
+}
