@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -21,6 +20,7 @@ import (
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 	mcpotel "github.com/mcpwire/mcpwire/otel"
+	"github.com/mcpwire/mcpwire/otel/internal/otlphttp"
 	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/transport/memory"
 )
@@ -29,8 +29,8 @@ import (
 // run: go test -run '^$' -bench . -benchmem ./otel (from the otel module:
 // cd otel && go test -run '^$' -bench . -benchmem).
 //
-// "on" exports every span for real: the OTLP/HTTP exporter, protobuf
-// encoding and all, to a local endpoint that discards what it gets, with
+// "on" exports every span for real: the OTLP/HTTP exporter that
+// otlpenv sets up, protobuf encoding and all, to a local endpoint that discards what it gets, with
 // a batch span processor that blocks rather than drop spans, and metrics
 // into the SDK's aggregation. cpu-ns/op is the CPU time of the whole
 // process per call (getrusage), which counts the exporter's goroutines
@@ -45,7 +45,7 @@ func benchTelemetry(b *testing.B) *mcpotel.Instrumentation {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))
-	exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(sink.URL+"/v1/traces"))
+	exp, err := otlphttp.NewTraceExporter(&otlphttp.Config{URL: sink.URL + "/v1/traces"})
 	if err != nil {
 		b.Fatal(err)
 	}

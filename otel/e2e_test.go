@@ -12,8 +12,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -23,6 +21,7 @@ import (
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 	mcpotel "github.com/mcpwire/mcpwire/otel"
+	"github.com/mcpwire/mcpwire/otel/internal/otlphttp"
 	"github.com/mcpwire/mcpwire/otel/otlptest"
 	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/transport"
@@ -31,14 +30,13 @@ import (
 )
 
 // exportTo returns providers that export over OTLP/HTTP to the receiver,
-// as service.
+// as service, with the exporters otlpenv sets up.
 func exportTo(t *testing.T, r *otlptest.Receiver, service string) (*sdktrace.TracerProvider, *sdkmetric.MeterProvider) {
-	ctx := context.Background()
-	texp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(r.URL+"/v1/traces"))
+	texp, err := otlphttp.NewTraceExporter(&otlphttp.Config{URL: r.URL + "/v1/traces"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mexp, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(r.URL+"/v1/metrics"))
+	mexp, err := otlphttp.NewMetricExporter(&otlphttp.Config{URL: r.URL + "/v1/metrics"})
 	if err != nil {
 		t.Fatal(err)
 	}

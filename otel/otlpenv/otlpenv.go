@@ -13,11 +13,7 @@
 //	defer tel.Shutdown(context.Background()) // flushes; nil does nothing
 //	opts := tel.Instrumentation().Server(&server.Options{...})
 //
-// What the SDK and the exporters read themselves applies as usual:
-// OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION, _CERTIFICATE and
-// their per-signal forms; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES;
-// OTEL_TRACES_SAMPLER and its argument; OTEL_BSP_* (the batch span
-// processor); OTEL_METRIC_EXPORT_INTERVAL and _TIMEOUT. Setup reads:
+// Setup reads, through Options.Getenv:
 //
 //   - OTEL_SDK_DISABLED: "true" sets nothing up;
 //   - OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER: "otlp" (the default)
@@ -26,9 +22,42 @@
 //     "http/protobuf" (the default) only. The gRPC exporter would add the
 //     gRPC client to every program that links this package;
 //   - OTEL_PROPAGATORS: "tracecontext" and "baggage" (the default is
-//     both), or "none".
+//     both), or "none";
+//   - what the exporters follow, each per-signal form
+//     (OTEL_EXPORTER_OTLP_TRACES_..., _METRICS_...) overriding the
+//     general one: OTEL_EXPORTER_OTLP_ENDPOINT, a base URL to which
+//     /v1/traces and /v1/metrics are joined, and the per-signal
+//     endpoints, used as they are; _HEADERS (key=value pairs separated
+//     by commas, the values URL-decoded); _TIMEOUT (milliseconds, 10 s
+//     by default, bounding one export, retries included); _COMPRESSION
+//     (gzip or none); _CERTIFICATE, _CLIENT_CERTIFICATE and _CLIENT_KEY
+//     (PEM files); OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE
+//     (cumulative, delta, lowmemory) and
+//     OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION
+//     (explicit_bucket_histogram, base2_exponential_bucket_histogram).
+//     OTEL_EXPORTER_OTLP_INSECURE, which the specification gives gRPC
+//     only, is not read: the URL's scheme decides.
 //
-// A value it does not support is an error, and then nothing is set up.
+// A value it does not support is an error naming the variable, and then
+// nothing is set up. What the SDK reads itself, from the process
+// environment, applies as usual: OTEL_SERVICE_NAME and
+// OTEL_RESOURCE_ATTRIBUTES; OTEL_TRACES_SAMPLER and its argument;
+// OTEL_BSP_* (the batch span processor); OTEL_METRIC_EXPORT_INTERVAL and
+// _TIMEOUT.
+//
+// The exporters are mcpwire's own (package otel/internal/otlphttp): they
+// write the OTLP protobuf messages themselves, the bytes the official
+// exporters of go.opentelemetry.io/otel/exporters/otlp write (but that
+// links keep their trace state, and that a string that is not UTF-8 is
+// sent with U+FFFD for its invalid bytes where they drop the batch);
+// those would link the protobuf runtime, gRPC and grpc-gateway into
+// every program (6 MB of the mcpwire command). They retry what the
+// specification says to retry (429, 502, 503, 504) with exponential
+// backoff or after the Retry-After the endpoint asks for, within the
+// timeout; a connection that fails is not retried, so that an absent
+// collector does not hold a program's exit. What an endpoint says it
+// rejected of an export (an OTLP partial success) goes to otel.Handle.
+//
 // Setup installs the providers and the propagator as the global ones
 // (go.opentelemetry.io/otel), so that what the program's handlers trace
 // joins the same traces.
@@ -43,14 +72,13 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	mcpotel "github.com/mcpwire/mcpwire/otel"
+	"github.com/mcpwire/mcpwire/otel/internal/otlphttp"
 )
 
 // Options say who the program is, for the resource of its telemetry.
@@ -60,8 +88,8 @@ type Options struct {
 	ServiceName string
 	// ServiceVersion is service.version, if not empty.
 	ServiceVersion string
-	// Getenv reads the environment; default os.Getenv. The exporters and
-	// the SDK read the process environment themselves.
+	// Getenv reads the environment for Setup and the exporters; default
+	// os.Getenv. The SDK reads the process environment itself.
 	Getenv func(string) string
 }
 
@@ -112,26 +140,47 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("otlpenv: the resource: %w", err)
 	}
-	t := &Telemetry{Propagator: prop}
+	// Every setting is read before anything is set up: one the exporters
+	// cannot follow leaves nothing behind.
+	var texp *otlphttp.TraceExporter
+	var mexp *otlphttp.MetricExporter
 	if traces {
-		exp, err := otlptracehttp.New(ctx)
-		if err != nil {
+		if texp, err = traceExporter(getenv); err != nil {
 			return nil, fmt.Errorf("otlpenv: the trace exporter: %w", err)
 		}
-		t.TracerProvider = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	}
+	if metrics {
+		if mexp, err = metricExporter(getenv); err != nil {
+			return nil, fmt.Errorf("otlpenv: the metric exporter: %w", err)
+		}
+	}
+	t := &Telemetry{Propagator: prop}
+	if traces {
+		t.TracerProvider = sdktrace.NewTracerProvider(sdktrace.WithBatcher(texp), sdktrace.WithResource(res))
 		otel.SetTracerProvider(t.TracerProvider)
 	}
 	if metrics {
-		exp, err := otlpmetrichttp.New(ctx)
-		if err != nil {
-			t.Shutdown(ctx)
-			return nil, fmt.Errorf("otlpenv: the metric exporter: %w", err)
-		}
-		t.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)), sdkmetric.WithResource(res))
+		t.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp)), sdkmetric.WithResource(res))
 		otel.SetMeterProvider(t.MeterProvider)
 	}
 	otel.SetTextMapPropagator(prop)
 	return t, nil
+}
+
+func traceExporter(getenv func(string) string) (*otlphttp.TraceExporter, error) {
+	cfg, err := otlphttp.FromEnv(getenv, otlphttp.Traces)
+	if err != nil {
+		return nil, err
+	}
+	return otlphttp.NewTraceExporter(cfg)
+}
+
+func metricExporter(getenv func(string) string) (*otlphttp.MetricExporter, error) {
+	cfg, err := otlphttp.FromEnv(getenv, otlphttp.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	return otlphttp.NewMetricExporter(cfg)
 }
 
 // enabled reports whether the environment asks for the OTLP export of a

@@ -2,11 +2,15 @@ package otlpenv_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/goleak"
 
@@ -75,4 +79,96 @@ func TestSetupExports(t *testing.T) {
 	r.WaitFor(t, "the span", func(spans []otlptest.Span, _ []otlptest.Metric) bool {
 		return otlptest.Find(spans, "from-env", "work", trace.SpanKindInternal) != nil
 	})
+}
+
+// TestSetupRefusesBadExporterSettings checks that a setting the
+// exporters cannot follow is an error naming the variable, and that
+// nothing is set up then: not even the provider of the other signal,
+// whose settings were fine.
+func TestSetupRefusesBadExporterSettings(t *testing.T) {
+	before := otel.GetTracerProvider()
+	for env, want := range map[string]string{
+		"OTEL_EXPORTER_OTLP_METRICS_TIMEOUT=10s":             `OTEL_EXPORTER_OTLP_METRICS_TIMEOUT="10s"`,
+		"OTEL_EXPORTER_OTLP_COMPRESSION=br":                  `OTEL_EXPORTER_OTLP_COMPRESSION="br" is not supported`,
+		"OTEL_EXPORTER_OTLP_HEADERS=novalue":                 `OTEL_EXPORTER_OTLP_HEADERS: "novalue"`,
+		"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT=localhost:4318": "the metric exporter: OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+		"OTEL_EXPORTER_OTLP_CERTIFICATE=/nonexistent.pem":    "OTEL_EXPORTER_OTLP_CERTIFICATE: open /nonexistent.pem",
+	} {
+		k, v, _ := strings.Cut(env, "=")
+		vars := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", k: v}
+		tel, err := otlpenv.Setup(context.Background(), otlpenv.Options{ServiceName: "s", Getenv: func(k string) string { return vars[k] }})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", env, err, want)
+		}
+		if tel != nil || otel.GetTracerProvider() != before {
+			t.Errorf("%s: Setup set something up", env)
+			tel.Shutdown(context.Background())
+		}
+	}
+}
+
+// TestSetupReadsGetenv checks that the exporters read the environment
+// through Options.Getenv: the endpoint of one signal, its headers and
+// its compression.
+func TestSetupReadsGetenv(t *testing.T) {
+	type request struct {
+		path, auth, encoding string
+	}
+	got := make(chan request, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		got <- request{r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("Content-Encoding")}
+	}))
+	defer srv.Close()
+	env := map[string]string{
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT":    srv.URL + "/custom",
+		"OTEL_EXPORTER_OTLP_TRACES_HEADERS":     "Authorization=Bearer%20t0ken",
+		"OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "gzip",
+	}
+	tel, err := otlpenv.Setup(context.Background(), otlpenv.Options{ServiceName: "s", Getenv: func(k string) string { return env[k] }})
+	if err != nil || tel == nil || tel.MeterProvider != nil {
+		t.Fatal(tel, err)
+	}
+	_, span := tel.TracerProvider.Tracer("t").Start(context.Background(), "work")
+	span.End()
+	if err := tel.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-got:
+		if r != (request{"/custom", "Bearer t0ken", "gzip"}) {
+			t.Errorf("request %+v", r)
+		}
+	default:
+		t.Error("nothing was exported")
+	}
+}
+
+// TestSetupExportsSpansWithInvalidUTF8 checks that a span whose
+// attribute is not UTF-8 (a file name a tool traced, say) does not cost
+// the batch it is in: the official exporter failed to encode the whole
+// request, and every span of it was lost.
+func TestSetupExportsSpansWithInvalidUTF8(t *testing.T) {
+	r := otlptest.NewReceiver(t)
+	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": r.URL, "OTEL_METRICS_EXPORTER": "none"}
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", r.URL) // for exporters that read the process environment (5cb0ec7's)
+	tel, err := otlpenv.Setup(context.Background(), otlpenv.Options{ServiceName: "s", Getenv: func(k string) string { return env[k] }})
+	if err != nil || tel == nil {
+		t.Fatal(tel, err)
+	}
+	tr := tel.TracerProvider.Tracer("t")
+	_, ok := tr.Start(context.Background(), "fine")
+	ok.End()
+	_, bad := tr.Start(context.Background(), "read_file", trace.WithAttributes(attribute.String("file.path", "/tmp/caf\xe9.txt")))
+	bad.End()
+	if err := tel.Shutdown(context.Background()); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	spans := r.Spans()
+	if otlptest.Find(spans, "s", "fine", trace.SpanKindInternal) == nil {
+		t.Fatalf("the batch was lost: %d spans received", len(spans))
+	}
+	if s := otlptest.Find(spans, "s", "read_file", trace.SpanKindInternal); s == nil || s.Attrs["file.path"] != "/tmp/caf\uFFFD.txt" {
+		t.Errorf("the span with the bad attribute: %+v", s)
+	}
 }
