@@ -134,6 +134,13 @@ func (dec *Decoder) Decode(data []byte) (Message, error) {
 	if derr != nil {
 		return nil, derr.tell(data, len(data))
 	}
+	if b, ok := msg.(*Batch); ok && len(b.errs) > 0 {
+		// Each invalid member is named by the batch it came in.
+		frame := excerpt(data)
+		for _, e := range b.errs {
+			e.Frame, e.Size = frame, len(data)
+		}
+	}
 	return msg, nil
 }
 

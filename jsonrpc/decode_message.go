@@ -274,21 +274,27 @@ func (d *decoder) batch(max int) (Message, *DecodeError) {
 			d.fatal = &DecodeError{Err: Errorf(CodeInvalidRequest, "Invalid Request: batch of more than %d messages", max)}
 			return nil, nil
 		}
+		start := d.Pos
+		var derr *DecodeError
 		if d.Data[d.Pos] == '{' {
-			msg, derr := d.message(2)
+			var msg Message
+			msg, derr = d.message(2)
 			switch {
 			case d.Failed():
 				return nil, nil
-			case derr != nil:
-				b.Invalid = append(b.Invalid, derr.Response())
-			default:
+			case derr == nil:
 				b.Messages = append(b.Messages, msg)
 			}
 		} else {
 			if !d.Value(1) {
 				return nil, nil
 			}
-			b.Invalid = append(b.Invalid, &Response{Error: NewError(CodeInvalidRequest, "Invalid Request: a batch member must be an object")})
+			derr = &DecodeError{Err: NewError(CodeInvalidRequest, "Invalid Request: a batch member must be an object")}
+		}
+		if derr != nil {
+			derr.peekAt(d.Data[start:d.Pos])
+			b.Invalid = append(b.Invalid, derr.Response())
+			b.errs = append(b.errs, derr)
 		}
 		d.SkipSpace()
 		if d.Pos >= len(d.Data) {

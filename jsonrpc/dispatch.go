@@ -23,8 +23,7 @@ func (c *Conn) readLoop() {
 			c.readerGone(err)
 			return
 		}
-		c.framesIn.Add(1)
-		c.receive(msg)
+		c.receive(msg, c.framesIn.Add(1))
 	}
 }
 
@@ -40,7 +39,18 @@ func (c *Conn) invalidFrame(err error) bool {
 	if !errors.As(err, &de) {
 		return false
 	}
-	n := c.framesIn.Add(1)
+	c.invalidMessage(de, c.framesIn.Add(1))
+	if !de.IsResponse {
+		c.send(de.Response())
+	}
+	return true
+}
+
+// invalidMessage takes de, a message that was not valid, the nth frame
+// received (the frame itself, or a member of that batch): it fails the
+// call it was meant to answer, or is kept by the calls waiting (see
+// invalidFrame). Answering it is the caller's job.
+func (c *Conn) invalidMessage(de *DecodeError, n int64) {
 	var target *Pending
 	kept := false
 	c.mu.Lock()
@@ -78,10 +88,6 @@ func (c *Conn) invalidFrame(err error) bool {
 	if target != nil {
 		target.ch <- delivery{err: &FrameError{Method: target.method(), ID: target.id, N: n, Err: de}}
 	}
-	if !de.IsResponse {
-		c.send(de.Response())
-	}
-	return true
 }
 
 // readerGone records the end of the input: no response can arrive any
@@ -120,15 +126,16 @@ func (c *Conn) failPendingLocked(cause error) {
 	c.st.invalid = nil
 }
 
-// receive routes one message read from the stream.
-func (c *Conn) receive(msg Message) {
+// receive routes one message read from the stream, the nth frame
+// received.
+func (c *Conn) receive(msg Message, n int64) {
 	switch m := msg.(type) {
 	case *Response:
 		c.Resolve(m)
 	case *Request:
 		c.receiveRequest(m, nil)
 	case *Batch:
-		c.receiveBatch(m)
+		c.receiveBatch(m, n)
 	}
 }
 
@@ -539,17 +546,29 @@ func (b *batchReply) add(c *Conn, resp *Response) {
 	}
 }
 
-// receiveBatch takes an incoming batch: it is refused as a whole when
-// batches are not accepted; otherwise each member is handled as if it had
-// come alone, and the responses go back in one array.
-func (c *Conn) receiveBatch(b *Batch) {
+// receiveBatch takes an incoming batch, the nth frame received: it is
+// refused as a whole when batches are not accepted; otherwise each member
+// is handled as if it had come alone, and the responses go back in one
+// array. A member that is not a valid message is taken as an invalid
+// frame is (invalidMessage), and answered unless it was meant as a
+// response.
+func (c *Conn) receiveBatch(b *Batch, n int64) {
 	if c.opts.AcceptBatch != nil && !c.opts.AcceptBatch() {
 		c.send(&Response{Error: NewError(CodeInvalidRequest, "Invalid Request: batches are not accepted in this protocol version")})
 		return
 	}
 	br := &batchReply{}
-	for _, r := range b.Invalid {
-		br.resps = append(br.resps, r)
+	if len(b.errs) == len(b.Invalid) {
+		for _, de := range b.errs {
+			c.invalidMessage(de, n)
+			if !de.IsResponse {
+				br.resps = append(br.resps, de.Response())
+			}
+		}
+	} else { // a batch made by hand, not by the decoder
+		for _, r := range b.Invalid {
+			br.resps = append(br.resps, r)
+		}
 	}
 	for _, m := range b.Messages {
 		if r, ok := m.(*Request); ok && r.IsCall() {

@@ -137,6 +137,9 @@
 // is left out; whatever becomes of the others (answered, refused, failed
 // by a panic, dropped by a drain), each has its response in the array;
 // an empty batch, or a frame that is not JSON, is answered with a single
-// error object, as the specification demands. Protocols that forbid
-// batches (MCP after revision 2025-03-26) set Options.AcceptBatch.
+// error object, as the specification demands. A member that is not a
+// valid message is taken as a frame that is not (see FrameError): the
+// call it was meant to answer fails, or the calls waiting name it if they
+// end unanswered. Protocols that forbid batches (MCP after revision
+// 2025-03-26) set Options.AcceptBatch.
 package jsonrpc

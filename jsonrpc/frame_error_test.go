@@ -232,3 +232,54 @@ func FuzzPeek(f *testing.F) {
 		}
 	})
 }
+
+// Regression (issue 18): a peer that answered a call with a JSON array
+// whose members are not messages ([1,"two",{"three":3}]) left the call to
+// time out naming nothing, where a line that is not JSON is named: the
+// batch was answered member by member and forgotten. Its invalid members
+// are frames that are not valid messages, kept by the waiting calls as a
+// stray line is; one meant as the call's response fails it at once, and
+// is not answered (a response never is).
+func TestBatchOfInvalidMembersNamedLikeAStrayLine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newFrameStream(Limits{})
+		c := NewConn(s, nil)
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+
+		errc := make(chan error, 1)
+		go func() { errc <- c.Call(ctx, "initialize", nil, nil) }()
+		s.recv(t)
+		const batch = `[1,"two",{"three":3}]`
+		s.send(t, batch)
+		if got := s.recv(t); strings.Count(got, "-32600") != 3 {
+			t.Errorf("the batch was answered with %s, want three -32600 errors", got)
+		}
+		err := <-errc
+		var fe *FrameError
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &fe) {
+			t.Fatalf("got %v, want the deadline and a *FrameError naming the batch", err)
+		}
+		msg := err.Error()
+		if fe.N != 1 || fe.Method != "initialize" || !strings.Contains(msg, "a batch member must be an object") || !strings.Contains(msg, `21 bytes: "[1,\"two\",{\"three\":3}]"`) {
+			t.Errorf("error %q does not name frame 1, its rule and its bytes", msg)
+		}
+
+		// A member meant as the call's response, broken: the call fails
+		// at once, and the member is not answered.
+		ctx, cancel = context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		go func() { errc <- c.Call(ctx, "tools/list", nil, nil) }()
+		s.recv(t)
+		s.send(t, `[{"jsonrpc":"1.0","id":2,"result":{}}]`)
+		err = <-errc
+		if !errors.As(err, &fe) || fe.Cause != nil || fe.ID != Int64ID(2) || !strings.Contains(err.Error(), `"jsonrpc" must be "2.0"`) {
+			t.Fatalf("got %v, want a *FrameError for the response itself", err)
+		}
+		synctest.Wait()
+		if n := len(s.out); n != 0 {
+			t.Errorf("the invalid response was answered: %s", <-s.out)
+		}
+	})
+}

@@ -46,6 +46,12 @@ type Batch struct {
 	// Invalid holds one error response, ready to send back, for each
 	// member that was not a valid message.
 	Invalid []*Response
+
+	// errs holds, when the decoder made the batch, the DecodeError of
+	// each member of Invalid, in order: the rule the member broke, the id
+	// it was meant to answer, and the start of the whole batch (Frame,
+	// Size), for a Conn to name it as it names any invalid frame.
+	errs []*DecodeError
 }
 
 func (*Request) isMessage()  {}

@@ -103,7 +103,16 @@ func skipSuspect(b []byte, i int) int {
 // request, so that the answer names it, or of the response, so that the
 // call waiting for it fails at once; and the start of the frame.
 func (e *DecodeError) tell(frame []byte, size int) *DecodeError {
-	p := peek(frame)
+	e.peekAt(frame)
+	e.Frame = excerpt(frame)
+	e.Size = size
+	return e
+}
+
+// peekAt completes e, the error of the message msg (a frame, or a member
+// of a batch), with the id that peek finds in it.
+func (e *DecodeError) peekAt(msg []byte) {
+	p := peek(msg)
 	if p.method {
 		if !e.ID.IsValid() {
 			e.ID = p.id
@@ -112,9 +121,6 @@ func (e *DecodeError) tell(frame []byte, size int) *DecodeError {
 		e.ResponseID = p.id
 		e.IsResponse = p.response
 	}
-	e.Frame = excerpt(frame)
-	e.Size = size
-	return e
 }
 
 // FrameTooLarge returns the error for a frame of more than limit bytes

@@ -50,12 +50,12 @@ func (c *Conn) deliver(msg Message, err error) {
 		}
 		return
 	}
-	c.framesIn.Add(1)
+	n := c.framesIn.Add(1)
 	if req, ok := msg.(*Request); ok && req.IsCall() {
 		c.receiveCall(req, nil, true)
 		return
 	}
-	c.receive(msg)
+	c.receive(msg, n)
 }
 
 // runInlineLocked runs a call in the reading goroutine of a PushStream,

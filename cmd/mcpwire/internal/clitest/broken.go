@@ -15,6 +15,7 @@ import (
 var BrokenAnswers = map[string]func(w io.Writer, id string) error{
 	"not-json":    brokenLine(func(string) string { return "Hello from the server \x1b[31mRED\x1b[0m" }),
 	"not-jsonrpc": brokenLine(func(string) string { return `{"hello":"world"}` }),
+	"batch":       brokenLine(func(string) string { return `[1,"two",{"three":3}]` }),
 	"truncated":   brokenLine(func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{"protocolVersion":"2025-06` }),
 	"jsonrpc-1.0": brokenLine(func(id string) string { return `{"jsonrpc":"1.0","id":` + id + `,"result":{}}` }),
 	"result-and-error": brokenLine(func(id string) string {
