@@ -53,6 +53,14 @@ func runChild(mode string) int {
 	case "notify-exit":
 		fmt.Println(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"last words"}}`)
 		return 0
+	case "close-stdin-fail":
+		// Closes its stdin, then fails a moment later: a write to it
+		// fails before the process has exited.
+		os.Stdin.Close()
+		say("stdin closed")
+		time.Sleep(300 * time.Millisecond)
+		say("fatal: gone")
+		return 1
 	case "ignore-eof":
 		// Stays after the end of stdin; leaves on SIGTERM.
 		term := make(chan os.Signal, 1)

@@ -32,7 +32,9 @@
 // package did not send.
 //
 // If the server exits on its own, Read returns io.EOF once its output is
-// read, and Conn.ExitError tells how it ended:
+// read (and a Write that finds its stdin closed returns an error that
+// holds the *ExitError of a failed server), and Conn.ExitError tells how
+// it ended:
 //
 //	if _, err := conn.Read(ctx); err == io.EOF {
 //		if err := conn.ExitError(); err != nil {

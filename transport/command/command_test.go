@@ -185,6 +185,30 @@ func TestServerFailureIsReported(t *testing.T) {
 	}
 }
 
+// Regression (issue 18): a write to a server whose stdin was closed
+// (it exited, or is exiting) failed with "write |1: broken pipe" before
+// the process was reaped, so that nothing could tell how it ended, where
+// the end of its output waits for the exit. Write waits the same way,
+// and its error holds the *ExitError.
+func TestWriteToAServerGoneTellsHowItEnded(t *testing.T) {
+	log, logs := newLogger()
+	c := start(t, "close-stdin-fail", &Options{Logger: log})
+	logs.wait(t, "stdin closed")
+	err := c.Write(readCtx(t), &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "ping"})
+	if err == nil {
+		t.Fatal("Write to a closed stdin succeeded")
+	}
+	select {
+	case <-c.Exited():
+	default:
+		t.Fatalf("Write returned %q before the process was reaped", err)
+	}
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(err.Error(), "fatal: gone") {
+		t.Errorf("Write = %v, want the write's error with the *ExitError (status 1, its stderr)", err)
+	}
+}
+
 func TestOutputWrittenBeforeExitIsRead(t *testing.T) {
 	c := start(t, "notify-exit", nil)
 	<-c.Exited() // read only after the process is gone

@@ -35,6 +35,9 @@ type Conn struct {
 	exited    chan struct{} // closed when the process has been reaped
 	waitErr   error         // a failure of Wait itself, set before exited is closed
 	signalled atomic.Bool   // Close sent a signal: the exit is ours
+	// writeFailed is set by the first write that failed, which waited
+	// for the process to exit.
+	writeFailed atomic.Bool
 }
 
 // Pid returns the server's process id.
@@ -99,9 +102,24 @@ func (c *Conn) awaitExit(cancel <-chan struct{}) {
 	}
 }
 
-// Write sends a message to the server's stdin.
+// Write sends a message to the server's stdin. When the write fails
+// because the server's stdin is closed (the server has exited, or is
+// exiting), Write waits, as Read does at the end of the output, at most
+// a second for the process to be reaped: its error then holds the
+// *ExitError of a server that failed, and ExitError tells how it ended.
 func (c *Conn) Write(ctx context.Context, m jsonrpc.Message) error {
-	return c.conn.Write(ctx, m)
+	err := c.conn.Write(ctx, m)
+	if err == nil || errors.Is(err, jsonrpc.ErrClosed) || ctx.Err() != nil {
+		return err
+	}
+	if !c.writeFailed.Swap(true) {
+		c.awaitExit(ctx.Done()) // once: a failed write stays failed
+	}
+	var ee *ExitError
+	if exit := c.ExitError(); errors.As(exit, &ee) {
+		return fmt.Errorf("%w; %w", err, exit)
+	}
+	return err
 }
 
 // Close shuts the server down as the package overview describes and
