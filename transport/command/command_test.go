@@ -271,6 +271,39 @@ func TestSIGKILLWhenSIGTERMIsIgnored(t *testing.T) {
 	}
 }
 
+// Shutdown bounds the shutdown sequence by its context (issue 18: a
+// command line's --timeout must bound the server's shutdown too): once
+// the context is done, the process is not waited for any longer.
+func TestShutdownIsBoundedByItsContext(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM")
+	}
+	for _, mode := range []string{"ignore-eof", "ignore-term"} {
+		log, logs := newLogger()
+		c := start(t, mode, &Options{Logger: log, TerminateTimeout: 10 * time.Second, KillTimeout: 10 * time.Second})
+		logs.wait(t, "ready")
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		begin := time.Now()
+		err := c.Shutdown(ctx)
+		d := time.Since(begin)
+		cancel()
+		if err != nil {
+			t.Errorf("%s: Shutdown = %v, want nil: the server ended because we asked", mode, err)
+		}
+		if d < 200*time.Millisecond || d > 2*time.Second {
+			t.Errorf("%s: Shutdown took %v, want a little more than its context's 200ms", mode, d)
+		}
+		select {
+		case <-c.Exited():
+		default:
+			t.Errorf("%s: Shutdown returned before the process was reaped", mode)
+		}
+		if err := c.Close(); err != nil {
+			t.Errorf("%s: Close after Shutdown = %v", mode, err)
+		}
+	}
+}
+
 func TestStderrLinesAreBounded(t *testing.T) {
 	log, logs := newLogger()
 	c := start(t, "long-stderr", &Options{Logger: log, MaxStderrLine: 101})

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -38,6 +39,9 @@ type Conn struct {
 	// writeFailed is set by the first write that failed, which waited
 	// for the process to exit.
 	writeFailed atomic.Bool
+
+	stopMu sync.Mutex
+	stop   <-chan struct{} // Shutdown's ctx.Done(): the sequence stops waiting when it is closed
 }
 
 // Pid returns the server's process id.
@@ -129,6 +133,21 @@ func (c *Conn) Close() error {
 	return c.conn.Close()
 }
 
+// Shutdown is Close with the waits of the shutdown sequence bounded by
+// ctx as well: once ctx is done, the server is no longer waited for, and
+// is killed (SIGKILL) if it has not exited, as exec.CommandContext does.
+// A program whose user set a deadline ends the server by then. Like
+// Close, it returns once the process has been reaped; after Close, or a
+// first Shutdown, it does nothing.
+func (c *Conn) Shutdown(ctx context.Context) error {
+	c.stopMu.Lock()
+	if c.stop == nil {
+		c.stop = ctx.Done()
+	}
+	c.stopMu.Unlock()
+	return c.conn.Close()
+}
+
 // wait reaps the process. It is the one goroutine of a Conn besides the
 // line connection's reader (and the copier of stderr, which os/exec owns
 // and cmd.Wait waits for).
@@ -146,11 +165,16 @@ func (c *Conn) wait() {
 // shutdown is the line connection's closer: the MCP shutdown sequence.
 // The line connection has already made Read return.
 func (c *Conn) shutdown() error {
+	c.stopMu.Lock()
+	stop := c.stop // nil for Close: never
+	c.stopMu.Unlock()
 	c.stdin.Close() // the server reads EOF
-	if !c.waitExit(c.opts.TerminateTimeout) {
+	if !c.waitExit(c.opts.TerminateTimeout, stop) {
 		c.signalled.Store(true)
-		_ = terminate(c.cmd.Process)
-		if !c.waitExit(c.opts.KillTimeout) {
+		if !c.stopped(stop) {
+			_ = terminate(c.cmd.Process)
+		}
+		if !c.waitExit(c.opts.KillTimeout, stop) {
 			_ = c.cmd.Process.Kill()
 			<-c.exited
 		}
@@ -159,14 +183,39 @@ func (c *Conn) shutdown() error {
 	return c.ExitError()
 }
 
-// waitExit waits up to d for the process to exit.
-func (c *Conn) waitExit(d time.Duration) bool {
+// waitExit waits up to d for the process to exit, or until stop is
+// closed (Shutdown's context is done); it reports whether it exited.
+func (c *Conn) waitExit(d time.Duration, stop <-chan struct{}) bool {
+	if c.stopped(stop) {
+		select {
+		case <-c.exited:
+			return true
+		default:
+			return false
+		}
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-c.exited:
 		return true
 	case <-t.C:
+	case <-stop:
+	}
+	select { // an exit and the stop at once: the exit wins
+	case <-c.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// stopped reports whether stop is closed.
+func (c *Conn) stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
 		return false
 	}
 }

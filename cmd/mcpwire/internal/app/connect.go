@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -39,7 +40,17 @@ type Link struct {
 	// release, if not nil, frees what the link holds once its session is
 	// closed (idle HTTP connections).
 	release func()
+	// bound, if not nil, bounds the end of the connection: a server
+	// process that has not left by the deadline (plus stopGrace) is
+	// killed; the zero time lifts the bound.
+	bound func(deadline time.Time)
 }
+
+// stopGrace is how long past the deadline of its command (--timeout) a
+// server process may take to leave once mcpwire has closed its stdin,
+// before it is killed: the timeout bounds the whole command, the server's
+// shutdown included.
+const stopGrace = 500 * time.Millisecond
 
 // Connect builds the link to the server t names. It is the one place
 // that knows the kinds of targets: a command to start, or an HTTP
@@ -59,7 +70,7 @@ func Connect(ctx context.Context, t *Target, log *slog.Logger) (*Link, error) {
 	}
 	p := &process{name: t.Command[0]}
 	p.t = command.NewFunc(t.Cmd, &command.Options{Logger: log, Observer: t.Observer})
-	return &Link{Transport: p, exit: p.exit}, nil
+	return &Link{Transport: p, exit: p.exit, bound: p.bound}, nil
 }
 
 // Cmd returns the command that starts the server t names after "--" or
@@ -108,6 +119,9 @@ func (a *App) dial(ctx context.Context, t *Target, log *slog.Logger, o *client.O
 	if err != nil {
 		return nil, nil, WithCode(err, ExitConnect)
 	}
+	if d, ok := ctx.Deadline(); ok {
+		l.setBound(d) // a connection that fails ends within ctx too
+	}
 	var opts client.Options
 	if o != nil {
 		opts = *o
@@ -143,6 +157,14 @@ func (a *App) dial(ctx context.Context, t *Target, log *slog.Logger, o *client.O
 		log.Info(fmt.Sprintf("connected to %s %s, protocol %s (%s era)", info.Name, info.Version, sess.ProtocolVersion(), era(sess)))
 	}
 	return sess, l, nil
+}
+
+// setBound bounds the end of l's connection by deadline (see Link.bound);
+// the zero time lifts the bound.
+func (l *Link) setBound(deadline time.Time) {
+	if l.bound != nil {
+		l.bound(deadline)
+	}
 }
 
 // explain asks l to explain err, if l can.
@@ -254,6 +276,7 @@ func (a *App) OpenSessionWith(ctx context.Context, t *Target, o *client.Options,
 	if err != nil {
 		return nil, nil, err
 	}
+	l.setBound(time.Time{}) // ctx bounds the connection only: the session outlives it
 	var once sync.Once
 	var endErr error
 	return sess, func() error {
@@ -285,10 +308,18 @@ type process struct {
 	name string // the program, as given
 	t    *command.Transport
 
-	mu      sync.Mutex
-	conn    *command.Conn
-	closing bool // Close was called: an exit from then on is ours
-	early   bool // the process had exited on its own before Close
+	mu       sync.Mutex
+	conn     *command.Conn
+	closing  bool      // Close was called: an exit from then on is ours
+	early    bool      // the process had exited on its own before Close
+	deadline time.Time // Close kills the process stopGrace after it; zero: no bound
+}
+
+// bound sets the deadline of the process's end (see Link.bound).
+func (p *process) bound(deadline time.Time) {
+	p.mu.Lock()
+	p.deadline = deadline
+	p.mu.Unlock()
 }
 
 // Connect starts the server process.
@@ -351,7 +382,8 @@ type processConn struct {
 	p *process
 }
 
-// Close shuts the server down.
+// Close shuts the server down, by the deadline of the link's bound (and
+// stopGrace) when it has one.
 func (c *processConn) Close() error {
 	c.p.mu.Lock()
 	if !c.p.closing {
@@ -362,8 +394,14 @@ func (c *processConn) Close() error {
 		default:
 		}
 	}
+	deadline := c.p.deadline
 	c.p.mu.Unlock()
-	return c.Conn.Close()
+	if deadline.IsZero() {
+		return c.Conn.Close()
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline.Add(stopGrace))
+	defer cancel()
+	return c.Conn.Shutdown(ctx)
 }
 
 // A serverGone reports how a server process ended.
