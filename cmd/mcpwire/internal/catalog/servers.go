@@ -22,9 +22,9 @@ the other commands to reach with @NAME (or --server NAME): its name, how
 it is reached (stdio: a command; http or sse: a URL), the variables or
 headers it sets (their values are never shown), and its file.
 
-With --config FILE, only that file is read. Otherwise mcpwire reads these
-files, in this order; a name in several is the first one's (the others
-are listed as shadowed):
+With --config FILE, only that file is read, and it must exist. Otherwise
+mcpwire reads these files, those that exist, in this order; a name in
+several is the first one's (the others are listed as shadowed):
 
   The project's, in the current directory or the nearest parent (below
   your home directory) that has one of them:

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/clitest"
 )
 
@@ -69,6 +70,22 @@ func TestServersNone(t *testing.T) {
 `
 	if out != want {
 		t.Errorf("%s", out)
+	}
+}
+
+// Regression (issue 18): servers --config naming a file that does not
+// exist said "No servers are configured" and exited 0. A file named with
+// --config must exist: its path is named, with exit status 1, as for a
+// file that cannot be read; the usual files, which may well not exist,
+// stay silent (TestServersNone).
+func TestServersConfigThatDoesNotExist(t *testing.T) {
+	c := env(t, nil)
+	typo := filepath.Join(c.Dir, "typo.json")
+	for _, args := range [][]string{{"servers", "--config", typo}, {"servers", "--json", "--config", typo}} {
+		code, stdout, stderr := c.Run(args...)
+		if want := "mcpwire: " + typo + ": no such file or directory\n"; code != app.ExitFailure || stderr != want || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d, %q", args, code, stdout, stderr, app.ExitFailure, want)
+		}
 	}
 }
 

@@ -139,12 +139,19 @@ func sameDir(a, b string) bool {
 	return filepath.Clean(a) == filepath.Clean(b)
 }
 
-// Given returns the File for path, a file named with --config: one of the
-// usual files if it is one, else a file whose host its name tells
-// (claude_desktop_config.json, .cursor/mcp.json, .vscode/mcp.json, a
-// VS Code User folder's mcp.json or settings.json, .mcp.json), else a
-// Generic file.
+// Given returns the File for path, a file named with --config (Named: it
+// must exist): one of the usual files if it is one, else a file whose
+// host its name tells (claude_desktop_config.json, .cursor/mcp.json,
+// .vscode/mcp.json, a VS Code User folder's mcp.json or settings.json,
+// .mcp.json), else a Generic file.
 func Given(path string, m *Machine) *File {
+	f := given(path, m)
+	f.Named = true
+	return f
+}
+
+// given returns the File for path; see Given.
+func given(path string, m *Machine) *File {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(m.Dir, path)
 	}

@@ -61,6 +61,9 @@ type File struct {
 	// Settings reports whether the file is a VS Code settings.json, whose
 	// servers are under "mcp".
 	Settings bool
+	// Named reports that the file was named (with --config), not looked
+	// for: it must exist. The usual files may well not.
+	Named bool
 }
 
 // comments reports whether the file's host reads JSON with comments and
@@ -146,12 +149,13 @@ func (e *FileError) Error() string {
 func (e *FileError) Unwrap() error { return e.Err }
 
 // Read reads the servers of f, in the order of the file; none if the file
-// does not exist (ok is then false). An entry that is not a valid server
+// does not exist (ok is then false), unless f was Named: a file named
+// that does not exist is an error. An entry that is not a valid server
 // is returned with its Err set; a file that is not valid JSON, or whose
 // servers are not an object, is an error (a *FileError).
 func Read(f *File) (servers []*Server, ok bool, err error) {
 	fh, err := os.Open(f.Path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) && !f.Named {
 		return nil, false, nil
 	}
 	if err != nil {

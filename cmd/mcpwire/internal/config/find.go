@@ -96,9 +96,6 @@ func (e *NotFoundError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "no server named %q", e.Name)
 	switch {
-	case len(l.Files) == 1 && len(l.Found) == 0:
-		fmt.Fprintf(&b, ": %s does not exist", l.Files[0].Path)
-		return b.String()
 	case len(l.Found) == 1:
 		fmt.Fprintf(&b, " in %s", l.Found[0].Path)
 	case len(l.Found) == 0:

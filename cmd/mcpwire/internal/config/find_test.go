@@ -95,6 +95,7 @@ func TestGiven(t *testing.T) {
 		"servers.json":                                        {Host: Generic, Workspace: "/w"},
 	} {
 		got := Given(path, m)
+		want.Named = true
 		want.Path = filepath.Join("/w", path)
 		if filepath.IsAbs(path) {
 			want.Path = path
@@ -168,14 +169,15 @@ func TestFindErrors(t *testing.T) {
 	if want := `no server named "x" in ` + cursor + `; the servers are "github", "files"`; err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
+	// A file named with --config must exist (issue 18).
 	_, err = Find("x", []*File{Given(filepath.Join(home, "nope.json"), m)})
-	if want := `no server named "x": ` + filepath.Join(home, "nope.json") + ` does not exist`; err == nil || err.Error() != want {
+	var fe *FileError
+	if want := filepath.Join(home, "nope.json") + `: no such file or directory`; !errors.As(err, &fe) || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 	// A broken file before the one that has the server.
 	write(t, filepath.Join(home, ".config", "Claude", "claude_desktop_config.json"), "{\n  \"mcpServers\": {,}\n}")
 	_, err = Find("github", Files(m))
-	var fe *FileError
 	if !errors.As(err, &fe) || fe.Line != 2 || !strings.Contains(err.Error(), "claude_desktop_config.json:2:18: invalid JSON") {
 		t.Errorf("got %v", err)
 	}

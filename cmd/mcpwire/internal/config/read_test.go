@@ -126,11 +126,16 @@ func TestReadClaudeCode(t *testing.T) {
 }
 
 // TestReadMissing: a file that does not exist has no servers, and is not
-// an error.
+// an error, unless it was named (--config).
 func TestReadMissing(t *testing.T) {
-	servers, ok, err := Read(&File{Path: filepath.Join(t.TempDir(), "nope.json"), Host: Cursor})
+	path := filepath.Join(t.TempDir(), "nope.json")
+	servers, ok, err := Read(&File{Path: path, Host: Cursor})
 	if servers != nil || ok || err != nil {
 		t.Errorf("%v, %v, %v", servers, ok, err)
+	}
+	servers, ok, err = Read(&File{Path: path, Host: Cursor, Named: true})
+	if want := path + ": no such file or directory"; servers != nil || ok || err == nil || err.Error() != want {
+		t.Errorf("named: %v, %v, %v; want the error %q", servers, ok, err, want)
 	}
 }
 
