@@ -61,7 +61,12 @@ type ServerOptions struct {
 	Process    bool // running as its own process: add the crash tool
 	Shout      bool // greet in capitals: a server that answers otherwise
 	Env        bool // add the tools getenv and cwd, which tell the server's environment
+	Lying      bool // add the tool liar, whose structuredContent breaks its outputSchema
 }
+
+// LiarSchema is the outputSchema of the tool liar (ServerOptions.Lying),
+// whose results break it: their sum is a string.
+const LiarSchema = `{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]}`
 
 // NewServer returns the test server: the tools echo, add (structured
 // content), fail (isError), search (a hand-written schema), media (a block
@@ -157,6 +162,15 @@ func NewServer(o ServerOptions) (*server.Server, error) {
 			}}, nil
 		}, nil),
 	}
+	if o.Lying {
+		errs = append(errs, s.AddTool(&mcp.Tool{Name: "liar", Description: "Adds, and says so wrongly.", OutputSchema: json.RawMessage(LiarSchema)},
+			func(ctx context.Context, r *server.Request, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{
+					Content:           mcp.ContentList{&mcp.TextContent{Text: `{"sum":"three"}`}},
+					StructuredContent: json.RawMessage(`{"sum":"three"}`),
+				}, nil
+			}))
+	}
 	if o.Env {
 		errs = append(errs,
 			server.AddTool(s, &mcp.Tool{Name: "getenv", Description: "Returns an environment variable of the server."},
@@ -196,7 +210,7 @@ func shoutIf(shout bool, s string) string {
 // ServerMain is the "testserver" program of the scripts: the test server
 // over stdio.
 //
-//	testserver [-legacy] [-fail-start] [-chatty] [-shout] [-env] [-print-env NAME]
+//	testserver [-legacy] [-fail-start] [-chatty] [-shout] [-env] [-lying] [-print-env NAME]
 func ServerMain() {
 	fs := flag.NewFlagSet("testserver", flag.ExitOnError)
 	legacy := fs.Bool("legacy", false, "serve only the legacy protocol revisions")
@@ -204,6 +218,7 @@ func ServerMain() {
 	chatty := fs.Bool("chatty", false, "write a line to stderr on start")
 	shout := fs.Bool("shout", false, "greet in capitals")
 	env := fs.Bool("env", false, "add the tools getenv and cwd")
+	lying := fs.Bool("lying", false, "add the tool liar, whose results break its outputSchema")
 	printEnv := fs.String("print-env", "", "write NAME=VALUE of this environment variable to stderr on start")
 	fs.Parse(os.Args[1:])
 	if *failStart {
@@ -217,7 +232,7 @@ func ServerMain() {
 	if *chatty {
 		fmt.Fprintln(os.Stderr, "testserver: ready on stdio")
 	}
-	s, err := NewServer(ServerOptions{LegacyOnly: *legacy, Process: true, Shout: *shout, Env: *env})
+	s, err := NewServer(ServerOptions{LegacyOnly: *legacy, Process: true, Shout: *shout, Env: *env, Lying: *lying})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		os.Exit(1)

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 )
 
@@ -31,6 +34,11 @@ their URI, structured content as indented JSON.
 
 When the tool reports an error (a result with isError), its text goes to
 stderr and mcpwire exits with status 3.
+
+When the tool declares an outputSchema, its structured content is checked
+against it (call lists the server's tools first to learn the schema): a
+result that does not match is not printed, and mcpwire says why and exits
+with status 1.
 
 With --json, print the tools/call result.`,
 		Example: `  mcpwire call echo --args '{"text": "hi"}' -- go run ./examples/hello
@@ -58,6 +66,9 @@ With --json, print the tools/call result.`,
 // runCall calls the tool and prints its result.
 func runCall(ctx context.Context, a *app.App, o *callOptions) error {
 	return a.WithSession(ctx, func(ctx context.Context, s *client.Session) error {
+		if err := learnTool(ctx, s, o.Tool, a.Logger()); err != nil {
+			return err
+		}
 		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: o.Tool, Arguments: o.Arguments})
 		if err != nil {
 			return err
@@ -86,6 +97,39 @@ func runCall(ctx context.Context, a *app.App, o *callOptions) error {
 		}
 		return &app.ExitError{Code: app.ExitToolError}
 	})
+}
+
+// learnTool lists the server's tools, page by page, until it finds the
+// tool name: the session then knows its outputSchema, which CallTool
+// checks the result against (a client learns a tool's schemas from
+// tools/list only). A server that refuses tools/list (a JSON-RPC error)
+// has its tool called unchecked, as log says; a tool the client dropped
+// from the list cannot be called.
+//
+// It costs a round trip before the call, or one per page until the
+// tool's; a tool listed nowhere is called anyway (unchecked: its schema
+// is not known).
+func learnTool(ctx context.Context, s *client.Session, name string, log *slog.Logger) error {
+	for t, err := range s.Tools(ctx) {
+		var dropped *client.DroppedToolError
+		var je *jsonrpc.Error
+		switch {
+		case errors.As(err, &dropped):
+			if dropped.Tool.Name == name {
+				return err
+			}
+		case errors.As(err, &je):
+			if log != nil {
+				log.Info(fmt.Sprintf("tools/list was refused (%s): the result of %s is not checked against an outputSchema", je.Message, name))
+			}
+			return nil
+		case err != nil:
+			return err
+		case t.Name == name:
+			return nil
+		}
+	}
+	return nil
 }
 
 // writeToolResult writes the content blocks of a tool result, then its

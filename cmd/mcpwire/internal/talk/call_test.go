@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,6 +191,33 @@ func TestRunCallJSONIsError(t *testing.T) {
 		t.Errorf("stdout %q: %v", e.Stdout.String(), err)
 	}
 	clitest.CheckOutput(t, "stderr", e.Stderr.String(), "mcpwire: tool \"fail\" reported an error\n")
+}
+
+// Regression (issue 18): mcpwire call printed a result whose
+// structuredContent breaks the tool's outputSchema as if it were valid,
+// with exit 0: the client checks results against the schemas it learned
+// from tools/list, which call never asked. call learns the tool's schema
+// first, and a result that breaks it fails, in both eras, with or
+// without --json.
+func TestCallChecksTheOutputSchema(t *testing.T) {
+	for _, v := range eras {
+		for _, js := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/json=%v", v, js), func(t *testing.T) {
+				e := newTestEnv(t, clitest.ServerOptions{Lying: true})
+				e.App.Global.Protocol = v
+				e.App.Global.JSON = js
+				err := runCall(context.Background(), e.App, &callOptions{Tool: "liar", Arguments: json.RawMessage(`{}`)})
+				want := `the result of tool "liar" does not match its outputSchema: structuredContent/sum: `
+				if err == nil {
+					t.Fatalf("a result that breaks the outputSchema was printed as valid, exit 0; stdout %q", e.Stdout.String())
+				}
+				if app.ExitCode(err) != app.ExitFailure || !strings.HasPrefix(app.Message(err), want) {
+					t.Errorf("error %v: exit %d, message %q; want exit 1, %q…", err, app.ExitCode(err), app.Message(err), want)
+				}
+				clitest.CheckOutput(t, "stdout", e.Stdout.String(), "")
+			})
+		}
+	}
 }
 
 func TestCallUnknownTool(t *testing.T) {
