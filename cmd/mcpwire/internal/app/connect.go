@@ -216,13 +216,20 @@ func era(s *client.Session) string {
 // error by the server's message. Errors that already have an exit code
 // (an ExitError) are returned as they are.
 func (a *App) WithSession(ctx context.Context, f func(ctx context.Context, s *client.Session) error) error {
+	return a.WithSessionOptions(ctx, nil, f)
+}
+
+// WithSessionOptions is WithSession with a client of the options o (nil
+// for none): its handlers (Version and Logger are set from --protocol and
+// --verbose). mcpwire call answers the server's questions with them.
+func (a *App) WithSessionOptions(ctx context.Context, o *client.Options, f func(ctx context.Context, s *client.Session) error) error {
 	if a.Global.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, a.Global.Timeout)
 		defer cancel()
 	}
 	log := a.Logger()
-	sess, l, err := a.dial(ctx, &a.Global.Target, log, nil)
+	sess, l, err := a.dial(ctx, &a.Global.Target, log, o)
 	if err != nil {
 		return err
 	}

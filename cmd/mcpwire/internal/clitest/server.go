@@ -62,6 +62,7 @@ type ServerOptions struct {
 	Shout      bool // greet in capitals: a server that answers otherwise
 	Env        bool // add the tools getenv and cwd, which tell the server's environment
 	Lying      bool // add the tool liar, whose structuredContent breaks its outputSchema
+	Asking     bool // add the tools ask (asks the user: elicitation) and think (asks the model: sampling)
 }
 
 // LiarSchema is the outputSchema of the tool liar (ServerOptions.Lying),
@@ -162,6 +163,28 @@ func NewServer(o ServerOptions) (*server.Server, error) {
 			}}, nil
 		}, nil),
 	}
+	if o.Asking {
+		errs = append(errs,
+			server.AddTool(s, &mcp.Tool{Name: "ask", Description: "Asks the user's name, and greets them."},
+				func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
+					res, err := r.Elicit(ctx, &mcp.ElicitParams{Message: "What is your name?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)})
+					if err != nil {
+						return "", err
+					}
+					if res.Action != mcp.ElicitAccept {
+						return "No name given.", nil
+					}
+					return fmt.Sprintf("Hello, %v!", res.Content["name"]), nil
+				}),
+			server.AddTool(s, &mcp.Tool{Name: "think", Description: "Asks the model for a haiku."},
+				func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
+					res, err := r.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 100, Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.SamplingContent{&mcp.TextContent{Text: "Write a haiku."}}}}})
+					if err != nil {
+						return "", err
+					}
+					return fmt.Sprintf("The model says: %v", res.Content), nil
+				}))
+	}
 	if o.Lying {
 		errs = append(errs, s.AddTool(&mcp.Tool{Name: "liar", Description: "Adds, and says so wrongly.", OutputSchema: json.RawMessage(LiarSchema)},
 			func(ctx context.Context, r *server.Request, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
@@ -210,7 +233,7 @@ func shoutIf(shout bool, s string) string {
 // ServerMain is the "testserver" program of the scripts: the test server
 // over stdio.
 //
-//	testserver [-legacy] [-fail-start] [-chatty] [-shout] [-env] [-lying] [-print-env NAME]
+//	testserver [-legacy] [-fail-start] [-chatty] [-shout] [-env] [-lying] [-asking] [-print-env NAME]
 func ServerMain() {
 	fs := flag.NewFlagSet("testserver", flag.ExitOnError)
 	legacy := fs.Bool("legacy", false, "serve only the legacy protocol revisions")
@@ -219,6 +242,7 @@ func ServerMain() {
 	shout := fs.Bool("shout", false, "greet in capitals")
 	env := fs.Bool("env", false, "add the tools getenv and cwd")
 	lying := fs.Bool("lying", false, "add the tool liar, whose results break its outputSchema")
+	asking := fs.Bool("asking", false, "add the tools ask (elicitation) and think (sampling)")
 	printEnv := fs.String("print-env", "", "write NAME=VALUE of this environment variable to stderr on start")
 	fs.Parse(os.Args[1:])
 	if *failStart {
@@ -232,7 +256,7 @@ func ServerMain() {
 	if *chatty {
 		fmt.Fprintln(os.Stderr, "testserver: ready on stdio")
 	}
-	s, err := NewServer(ServerOptions{LegacyOnly: *legacy, Process: true, Shout: *shout, Env: *env, Lying: *lying})
+	s, err := NewServer(ServerOptions{LegacyOnly: *legacy, Process: true, Shout: *shout, Env: *env, Lying: *lying, Asking: *asking})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		os.Exit(1)

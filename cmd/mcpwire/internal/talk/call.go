@@ -40,6 +40,13 @@ against it (call lists the server's tools first to learn the schema): a
 result that does not match is not printed, and mcpwire says why and exits
 with status 1.
 
+A tool that asks something back, the user (elicitation) or the model
+(sampling), cannot be answered here: mcpwire says what it asked, in both
+protocol eras alike, and exits with status 1; call it from mcpwire
+inspect, which shows the question and sends your answer. (call declares
+that it handles both questions, so that servers ask rather than fail in
+words of their own, and refuses them.)
+
 With --json, print the tools/call result.`,
 		Example: `  mcpwire call echo --args '{"text": "hi"}' -- go run ./examples/hello
   mcpwire call search --args @query.json -- ./server
@@ -65,11 +72,17 @@ With --json, print the tools/call result.`,
 
 // runCall calls the tool and prints its result.
 func runCall(ctx context.Context, a *app.App, o *callOptions) error {
-	return a.WithSession(ctx, func(ctx context.Context, s *client.Session) error {
+	var asked unanswered
+	return a.WithSessionOptions(ctx, asked.options(), func(ctx context.Context, s *client.Session) error {
 		if err := learnTool(ctx, s, o.Tool, a.Logger()); err != nil {
 			return err
 		}
-		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: o.Tool, Arguments: o.Arguments})
+		callCtx, cancel := asked.start(ctx)
+		res, err := s.CallTool(callCtx, &mcp.CallToolParams{Name: o.Tool, Arguments: o.Arguments})
+		cancel()
+		if err := asked.err(o.Tool); err != nil {
+			return app.Failure(err)
+		}
 		if err != nil {
 			return err
 		}

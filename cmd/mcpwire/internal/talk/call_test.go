@@ -220,6 +220,31 @@ func TestCallChecksTheOutputSchema(t *testing.T) {
 	}
 }
 
+// Regression (issue 18): a tool that asks the user a question
+// (elicitation) failed differently in each era, and neither said what to
+// do: exit 1 "Missing required client capability" in the stateless one,
+// exit 3 with the tool's own error text in a session. Both eras give the
+// same exit code and message, which names what can answer; so does a
+// tool that asks the model (sampling).
+func TestCallOfAToolThatAsks(t *testing.T) {
+	for _, tc := range []struct{ tool, want string }{
+		{"ask", `tool "ask" asks the user a question ("What is your name?"), which mcpwire call cannot answer: call it from mcpwire inspect, which shows the question and sends your answer`},
+		{"think", `tool "think" asks the model for a completion (sampling), which mcpwire call cannot answer: call it from mcpwire inspect, where you answer as the model`},
+	} {
+		for _, v := range []mcp.Version{mcp.Latest, mcp.LatestLegacy} {
+			t.Run(tc.tool+"/"+string(v), func(t *testing.T) {
+				e := newTestEnv(t, clitest.ServerOptions{Asking: true})
+				code := e.Execute("call", tc.tool, "--protocol", string(v), "--", "srv")
+				if code != app.ExitFailure {
+					t.Errorf("exit %d, want %d", code, app.ExitFailure)
+				}
+				clitest.CheckOutput(t, "stderr", e.Stderr.String(), "mcpwire: "+tc.want+"\n")
+				clitest.CheckOutput(t, "stdout", e.Stdout.String(), "")
+			})
+		}
+	}
+}
+
 func TestCallUnknownTool(t *testing.T) {
 	for _, v := range eras {
 		t.Run(string(v), func(t *testing.T) {
@@ -260,4 +285,19 @@ func TestWriteToolResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	clitest.CheckOutput(t, "result", b.String(), "Found 1 city.\n{\n  \"cities\": [\n    \"Paris\"\n  ]\n}\n")
+}
+
+// TestQuoteClipped: a server's question is quoted (control characters
+// escaped) and cut at a character boundary.
+func TestQuoteClipped(t *testing.T) {
+	for in, want := range map[string]string{
+		"Name?":                        `"Name?"`,
+		"\x1b[31mred\x1b[0m":           `"\x1b[31mred\x1b[0m"`,
+		strings.Repeat("é", 100):       `"` + strings.Repeat("é", 60) + `"...`,
+		strings.Repeat("x", 119) + "é": `"` + strings.Repeat("x", 119) + `"...`,
+	} {
+		if got := quoteClipped(in, 120); got != want {
+			t.Errorf("quoteClipped(%.20q) = %s, want %s", in, got, want)
+		}
+	}
 }

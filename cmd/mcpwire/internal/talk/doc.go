@@ -11,6 +11,7 @@
 //	read.go       mcpwire read       read a resource
 //	prompts.go    mcpwire prompts    list prompts
 //	get.go        mcpwire get        render a prompt
+//	ask.go        the questions a tool asks during mcpwire call, which it reports
 //	schema.go     the arguments of a tool's input schema, as tools shows them
 //	family.go     the Family of the root command, the help groups
 //
