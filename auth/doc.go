@@ -56,6 +56,11 @@
 // by MaxBodyBytes), decides, and hands the same bytes to the MCP handler.
 // It reads member names case-sensitively and refuses duplicate members,
 // as the strict MCP decoder does, so it sees the tool the handler calls.
+// A call whose params name no tool (none, not an object, a name that is
+// not a string) needs Scopes only, and goes on to the handler, which
+// answers it in JSON-RPC (-32602): the middleware refuses only the
+// bodies it cannot read (not JSON, a method that is not a string, a
+// member twice).
 //
 // With a DPoPVerifier (ResourceOptions.DPoP), the middleware also
 // accepts DPoP-bound tokens; see "DPoP" below.

@@ -89,7 +89,8 @@ type Call struct {
 	// Method is the JSON-RPC method ("tools/call").
 	Method string
 	// Name is params.name for tools/call and prompts/get, params.uri for
-	// resources/read, "" otherwise.
+	// resources/read; "" otherwise, and when it is not a string (such a
+	// call names nothing: the MCP handler refuses it).
 	Name string
 }
 
@@ -422,8 +423,17 @@ func (rs *ResourceServer) readCalls(r *http.Request) (calls []Call, status int) 
 // only. It reads member names case-sensitively and refuses duplicate
 // members, as the strict MCP decoder does, so that the tool it sees is
 // the tool the MCP handler will call. ok is false for a body that is not
-// JSON-RPC or whose tools/call name it cannot read: the middleware then
-// refuses the request rather than guess.
+// JSON, whose method is not a string, or whose message or params have a
+// member twice: the middleware then refuses the request rather than
+// guess which tool the handler would read.
+//
+// A call whose params name nothing (no params, params that are not an
+// object, a name that is not a string: {"name":42}) is passed on with
+// the empty name: it calls no tool, and the MCP handler answers it, in
+// JSON-RPC (-32602), as it answers any invalid params (issue 18: the
+// middleware refused it with an OAuth error body instead). It needs the
+// base scopes only. A handler that would call a tool whose name it read
+// from a number or an array must not be put behind ToolScopes.
 func parseCalls(data []byte) (calls []Call, ok bool) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -459,15 +469,16 @@ func parseCall(data []byte) (Call, bool) {
 		}
 	}
 	key := mcp.NameHeaderParam(c.Method)
-	if key == "" {
-		return c, true
+	raw := bytes.TrimSpace(obj["params"])
+	if key == "" || len(raw) == 0 || raw[0] != '{' {
+		return c, true // names nothing (see parseCalls)
 	}
-	params, ok := objectMembers(obj["params"])
+	params, ok := objectMembers(raw)
 	if !ok {
-		return Call{}, false
+		return Call{}, false // a member twice: which one counts is the handler's guess
 	}
 	if v, has := params[key]; has && json.Unmarshal(v, &c.Name) != nil {
-		return Call{}, false
+		c.Name = "" // not a string: names nothing (see parseCalls)
 	}
 	return c, true
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -119,6 +120,30 @@ func TestExample(t *testing.T) {
 				t.Errorf("after the step-up, whoami: %q", who)
 			}
 		})
+	}
+	// A tools/call whose params have the wrong type is the server's to
+	// answer, in JSON-RPC, not the middleware's (issue 18: it answered
+	// HTTP 400 with an OAuth error body, and mcpwire check failed
+	// jsonrpc.invalid-params on this example).
+	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}},"name":42}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&answer)
+	resp.Body.Close()
+	if err != nil || answer.ID != 1 || answer.Error.Code != -32602 {
+		t.Errorf("tools/call with {\"name\":42}: %s, %+v, %v; want the server's -32602", resp.Status, answer, err)
 	}
 	tr.CloseIdleConnections()
 
