@@ -42,6 +42,9 @@ import (
 //	no-ack                subscriptions/listen without its acknowledgement first
 //	bad-structured        a tool whose structuredContent breaks its outputSchema
 //	ignore-headers        HTTP: no check of any header, Origin included
+//	text-only             stdio: a program that does not speak JSON-RPC: a banner, then a line of text for each line read
+//	batch-only            stdio: every line answered with a JSON array of things that are not messages
+//	banner                stdio: a line of text on stdout first, then a server that works
 type brokenServer struct {
 	defects map[string]bool
 	// answered counts the requests answered, for undeclared-changes.
@@ -64,9 +67,20 @@ func (s *brokenServer) has(d string) bool { return s.defects[d] }
 func (s *brokenServer) serveStdio(in io.Reader, out io.Writer) {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	if s.has("text-only") || s.has("banner") {
+		fmt.Fprintln(out, "Welcome to the \x1b[1mREPL\x1b[0m")
+	}
 	for sc.Scan() {
 		line := sc.Bytes()
 		if len(strings.TrimSpace(string(line))) == 0 {
+			continue
+		}
+		switch {
+		case s.has("text-only"):
+			fmt.Fprintln(out, "you said something")
+			continue
+		case s.has("batch-only"):
+			fmt.Fprintln(out, `[1,"two",{"three":3}]`)
 			continue
 		}
 		if s.has("die-on-bad-json") && !json.Valid(line) {

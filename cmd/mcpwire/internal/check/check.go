@@ -104,15 +104,24 @@ func (c *checker) run(ctx context.Context, url string) error {
 	want := c.a.Global.Protocol
 	var legacy, modern *peer
 	var legacyErr, modernErr error
+	var nj *notJSONRPCError
 	if want == "" || mcp.IsLegacy(want) {
 		legacy, legacyErr = c.openLegacy(ctx, url)
 		if legacy != nil {
 			c.legacyChecks(ctx, legacy, url)
 			legacy.w.close()
 		}
+		if errors.As(legacyErr, &nj) {
+			// Not a server that speaks another era: one that does not
+			// speak JSON-RPC at all.
+			return app.ConnectErrorf("cannot check the server: %v", nj)
+		}
 	}
 	if want == "" || mcp.IsModern(want) {
 		modern, modernErr = c.openModern(ctx, url)
+		if errors.As(modernErr, &nj) {
+			return app.ConnectErrorf("cannot check the server: %v", nj)
+		}
 		if modern != nil {
 			c.modernChecks(ctx, modern, url)
 			modern.w.close()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/clitest"
@@ -237,6 +238,40 @@ func TestReports(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("JUnit: no failure for jsonrpc.unknown-method:\n%s", raw)
+	}
+}
+
+// Regression (issue 18): mcpwire check against a program that does not
+// speak JSON-RPC (it prints text, and never answers) ran until --timeout
+// (2 minutes unless given) and said only "the check did not finish":
+// the wire dropped the lines that were not messages, and waited for an
+// answer as long as a server may take to start, in each era. Once the
+// program has written something, it has started; when all it writes is
+// not JSON-RPC, the check stops within seconds, quoting the first line.
+func TestCheckOfAProgramThatDoesNotSpeakJSONRPC(t *testing.T) {
+	for _, tc := range []struct{ defect, want string }{
+		{"text-only", `mcpwire: cannot check the server: it answered initialize with nothing but output that is not JSON-RPC, the first: not JSON: unexpected character 'W' at offset 0 (message 1 from the server, 27 bytes: "Welcome to the \x1b[1mREPL\x1b[0m")` + "\n"},
+		{"batch-only", `mcpwire: cannot check the server: it answered initialize with nothing but output that is not JSON-RPC, the first: a batch (a JSON array), which MCP allows in 2025-03-26 only (message 1 from the server, 21 bytes: "[1,\"two\",{\"three\":3}]")` + "\n"},
+	} {
+		t.Run(tc.defect, func(t *testing.T) {
+			t.Parallel()
+			e := clitest.NewEnv(t, clitest.ServerOptions{}, Family())
+			start := time.Now()
+			code := e.Execute("check", "--timeout", "30s", "--", os.Args[0], brokenArg, tc.defect)
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("the check took %v", d.Round(time.Millisecond))
+			}
+			if code != app.ExitConnect {
+				t.Errorf("exit %d, want %d", code, app.ExitConnect)
+			}
+			clitest.CheckOutput(t, "stderr", e.Stderr.String(), tc.want)
+			clitest.CheckOutput(t, "stdout", e.Stdout.String(), "")
+		})
+	}
+	// A server that prints a banner on stdout, then serves, is checked.
+	r := checkBroken(t, "banner", 0)
+	if st := r.statuses("lifecycle.initialize"); len(st) != 1 || st[0] != Pass {
+		t.Errorf("a server with a banner: lifecycle.initialize %v, want pass", st)
 	}
 }
 

@@ -19,6 +19,14 @@
 // a transport.Observer: it shows them to --trace, and keeps those of the
 // check under way, which the report prints under a warning or a failure.
 //
+// A server process has a minute to start (npx may install it first)
+// until it writes its first line; from then on --response-timeout
+// bounds each answer. A process whose output is not JSON-RPC (text, a
+// batch) before it has sent any valid message gets two seconds more to
+// answer (a server that prints a banner answers right after it); one that
+// does not is not an MCP server, and the check ends there, in either era,
+// quoting the first such line (stdioWire.exchange, notJSONRPCError).
+//
 // A frame that breaks JSON-RPC may go unanswered: over stdio the wire
 // sends a probe after it (ping, or server/discover in the stateless era)
 // and stops waiting once the probe is answered. After each such frame

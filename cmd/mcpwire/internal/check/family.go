@@ -82,7 +82,8 @@ checked: content blocks, and structuredContent against the outputSchema.
 -- is started several times); --response-timeout bounds each answer.
 
 Exit status 0 when no check fails, 1 when one does, 4 when the server
-cannot be started or reached. --json prints the report as one JSON
+cannot be started or reached, or does not speak JSON-RPC (a program that
+prints text: mcpwire says what it printed). --json prints the report as one JSON
 object; --junit FILE writes it as JUnit XML as well.`
 
 const checkExample = `  mcpwire check -- npx -y @modelcontextprotocol/server-everything

@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/transport"
@@ -31,6 +33,13 @@ const (
 	// answer, which includes its start (npx may install it first), when
 	// that is longer than --response-timeout.
 	DefaultStartTimeout = time.Minute
+	// noiseWait bounds the wait for an answer once a server process that
+	// has sent no valid message yet writes output that is not JSON-RPC
+	// (when that is shorter than --response-timeout): the process has
+	// started, and a server that prints a banner before it serves
+	// answers right after it; a program that does not speak JSON-RPC
+	// never does.
+	noiseWait = 2 * time.Second
 )
 
 // stdioWire is a wire to a server process that it started: frames are
@@ -55,14 +64,47 @@ type stdioWire struct {
 	waitErr error         // cmd.Wait's error, set before exited is closed
 	stopped bool          // close has begun: the exit is ours
 	eof     bool          // the server's output has ended
-	started bool          // the server has answered once
+	started bool          // the server has written something
+	valid   bool          // the server has sent a valid message
+	noise   *noise        // the first output that was not JSON-RPC, or nil
 	nextID  int64
+
+	// batches are the starts of the batches read and not yet handed over
+	// (the observer sees a frame before the reader hands it over).
+	batchMu sync.Mutex
+	batches []string
 }
 
 // An item is a message from the server, or why there is none.
 type item struct {
-	msg jsonrpc.Message
-	err error
+	msg   jsonrpc.Message
+	noise *noise // output that is not JSON-RPC (msg and err are nil)
+	err   error
+}
+
+// A noise is output of the server that is not JSON-RPC: a line that is
+// not a valid message, or a batch, which the revisions the check speaks
+// do not allow.
+type noise struct {
+	n       int64  // its position: the nth message from the server
+	rule    string // what is wrong with it
+	excerpt string // its size and start, quoted (jsonrpc.DecodeError.Excerpt)
+}
+
+func (n *noise) String() string {
+	return fmt.Sprintf("%s (message %d from the server, %s)", n.rule, n.n, n.excerpt)
+}
+
+// A notJSONRPCError reports a server process that answered a frame with
+// nothing but output that is not JSON-RPC, having never sent a valid
+// message: a program that does not speak it.
+type notJSONRPCError struct {
+	method string // of the frame it did not answer
+	first  *noise
+}
+
+func (e *notJSONRPCError) Error() string {
+	return fmt.Sprintf("it answered %s with nothing but output that is not JSON-RPC, the first: %s", e.method, e.first)
 }
 
 // startStdio starts the server of cmd and returns the wire to it. Its
@@ -103,6 +145,11 @@ func startStdio(cmd *exec.Cmd, obs transport.Observer, logw io.Writer, timeout t
 		Transport: transport.TransportCommand,
 		Observer: transport.ObserverFunc(func(f *transport.Frame) {
 			w.tracker.Observe(transport.Received, f.Raw, f.Message, f.Err, 0)
+			if _, ok := f.Message.(*jsonrpc.Batch); ok {
+				w.batchMu.Lock()
+				w.batches = append(w.batches, excerpt(f.Raw))
+				w.batchMu.Unlock()
+			}
 		}),
 	})
 	go func() {
@@ -113,20 +160,58 @@ func startStdio(cmd *exec.Cmd, obs transport.Observer, logw io.Writer, timeout t
 	return w, nil
 }
 
-// read hands the server's messages over until its output ends.
+// read hands the server's messages over until its output ends: each
+// message, or the noise of a line that is not one (the recorder has its
+// frame; nothing answers it) or of a batch.
 func (w *stdioWire) read() {
 	defer close(w.in)
-	for {
+	for n := int64(1); ; n++ {
 		m, err := w.conn.Read(context.Background())
-		if err != nil {
-			if _, ok := err.(*jsonrpc.DecodeError); ok {
-				continue // the recorder has it; nothing to answer
-			}
+		var de *jsonrpc.DecodeError
+		switch {
+		case errors.As(err, &de):
+			w.in <- item{noise: &noise{n: n, rule: de.Rule(), excerpt: de.Excerpt()}}
+		case err != nil:
 			w.in <- item{err: err}
 			return
+		default:
+			if _, ok := m.(*jsonrpc.Batch); ok {
+				w.batchMu.Lock()
+				start := w.batches[0]
+				w.batches = w.batches[1:]
+				w.batchMu.Unlock()
+				w.in <- item{noise: &noise{n: n, rule: "a batch (a JSON array), which MCP allows in 2025-03-26 only", excerpt: start}}
+				continue
+			}
+			w.in <- item{msg: m}
 		}
-		w.in <- item{msg: m}
 	}
+}
+
+// excerpt describes a frame as jsonrpc.DecodeError.Excerpt does: its size
+// and start, quoted.
+func excerpt(raw []byte) string {
+	e := &jsonrpc.DecodeError{Size: len(raw), Frame: raw[:min(len(raw), jsonrpc.MaxFrameExcerpt)]}
+	for len(e.Frame) > 0 && len(e.Frame) < len(raw) && !utf8.RuneStart(raw[len(e.Frame)]) {
+		e.Frame = e.Frame[:len(e.Frame)-1]
+	}
+	return e.Excerpt()
+}
+
+// heard notes an item from the server, and reports whether it is noise:
+// output that is not JSON-RPC, which answers nothing.
+func (w *stdioWire) heard(it item) bool {
+	w.started = true
+	if it.noise != nil {
+		if w.noise == nil {
+			w.noise = it.noise
+		}
+		return true
+	}
+	if it.msg != nil {
+		w.valid = true
+	}
+	return false
 }
 
 func (w *stdioWire) transport() string { return "stdio" }
@@ -177,10 +262,20 @@ func (w *stdioWire) exchange(ctx context.Context, f *frame) (*reply, error) {
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
+	shortened := false
 	var grace <-chan time.Time
 	for {
 		select {
 		case it, ok := <-w.in:
+			if ok && w.heard(it) {
+				if !w.valid && !shortened {
+					// Started, and not speaking JSON-RPC so far: a
+					// server with a banner answers right after it.
+					shortened = true
+					timer.Reset(min(w.timeout, noiseWait))
+				}
+				continue
+			}
 			if !ok || it.err != nil {
 				w.eof = true
 				if e := w.ended(); e != nil {
@@ -188,7 +283,6 @@ func (w *stdioWire) exchange(ctx context.Context, f *frame) (*reply, error) {
 				}
 				return r, fmt.Errorf("the server closed its output: %v", it.err)
 			}
-			w.started = true
 			switch m := it.msg.(type) {
 			case *jsonrpc.Response:
 				switch {
@@ -218,6 +312,9 @@ func (w *stdioWire) exchange(ctx context.Context, f *frame) (*reply, error) {
 		case <-grace:
 			return r, nil
 		case <-timer.C:
+			if !w.valid && w.noise != nil {
+				return r, &notJSONRPCError{method: f.method, first: w.noise}
+			}
 			return r, nil
 		case <-ctx.Done():
 			return r, ctx.Err()
@@ -250,6 +347,9 @@ func (w *stdioWire) watch(ctx context.Context, f *frame, until func(jsonrpc.Mess
 	for {
 		select {
 		case it, ok := <-w.in:
+			if ok && w.heard(it) {
+				continue
+			}
 			if !ok || it.err != nil {
 				w.eof = true
 				if e := w.ended(); e != nil {
