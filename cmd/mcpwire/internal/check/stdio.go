@@ -177,8 +177,10 @@ func (w *stdioWire) read() {
 		default:
 			if _, ok := m.(*jsonrpc.Batch); ok {
 				w.batchMu.Lock()
-				start := w.batches[0]
-				w.batches = w.batches[1:]
+				start := "a JSON array"
+				if len(w.batches) > 0 { // the observer saw it first
+					start, w.batches = w.batches[0], w.batches[1:]
+				}
 				w.batchMu.Unlock()
 				w.in <- item{noise: &noise{n: n, rule: "a batch (a JSON array), which MCP allows in 2025-03-26 only", excerpt: start}}
 				continue
