@@ -73,7 +73,7 @@ var cliLayers = map[string][]string{
 	"cmd/mcpwire/internal/bench":   {"cmd/mcpwire/internal/app"},                                // bench
 	"cmd/mcpwire/internal/check":   {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"}, // check
 	"cmd/mcpwire/internal/inspect": {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"}, // the web inspector
-	"cmd/mcpwire/internal/bridge":  {"cmd/mcpwire/internal/app"},                                // bridge
+	"cmd/mcpwire/internal/bridge":  {"cmd/mcpwire/internal/app", "internal/jsonscan"},           // bridge (which edits members of messages in place)
 }
 
 // cliLibrary is what the packages of the command line may import of the

@@ -23,7 +23,10 @@
 //     process, and its own on the way out (pool.go).
 //
 // Ids and progress tokens are swapped in place, without decoding the
-// rest of the message (jsonedit.go).
+// rest of the message (jsonedit.go); members are found by their decoded
+// names, as the server finds them ("progress\u0054oken" is
+// progressToken), and the bridge's ids are random, so that no client can
+// name another's request.
 //
 // # An HTTP server over stdio
 //

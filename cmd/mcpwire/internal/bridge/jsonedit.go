@@ -1,8 +1,8 @@
 package bridge
 
 import (
-	"bytes"
-	"encoding/json"
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
+	"github.com/mcpwire/mcpwire/jsonrpc"
 )
 
 // The bridge forwards messages as they are, with two exceptions on the
@@ -12,48 +12,39 @@ import (
 // the way in and back on the way out. These helpers find and replace one
 // member of a JSON object in place, so that every other byte of the
 // message stays as the peer wrote it.
+//
+// Member names are compared by their decoded value, as the peer that
+// reads the message compares them: "progress\u0054oken" is progressToken
+// (a byte search would miss it, and let a client pass a progress token of
+// its own choosing to a process that serves other clients too). The
+// message comes from the strict decoder of package jsonrpc, which refused
+// duplicate names (by value) and malformed JSON, so the first member of a
+// name is the only one.
 
 // findMember returns the byte span [start, end) of the value of the member
 // at path (object keys, outermost first) in the JSON value data, and
-// whether there is one. data comes from a message the strict decoder of
-// package jsonrpc accepted, so members are unique.
+// whether there is one.
 func findMember(data []byte, path ...string) (start, end int, ok bool) {
-	if len(path) == 0 || !bytes.Contains(data, []byte(path[len(path)-1])) {
-		return 0, 0, false // the common case: the key is nowhere
+	if len(path) == 0 {
+		return 0, 0, false
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for depth, key := range path {
-		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-			return 0, 0, false
-		}
+	at := 0
+	for _, key := range path {
 		found := false
-		for dec.More() {
-			t, err := dec.Token()
-			if err != nil {
-				return 0, 0, false
+		jsonscan.EachMember(data, jsonscan.SkipSpace(data, at), func(k []byte, escaped bool, v []byte) bool {
+			if !jsonscan.KeyEqual(k, escaped, key) {
+				return true
 			}
-			if k, _ := t.(string); k == key {
-				found = true
-				break
-			}
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return 0, 0, false
-			}
-		}
+			// v is data[start:end]: its offset is what its capacity lacks.
+			start, end, found = cap(data)-cap(v), cap(data)-cap(v)+len(v), true
+			return false
+		})
 		if !found {
 			return 0, 0, false
 		}
-		if depth == len(path)-1 {
-			var v json.RawMessage
-			if err := dec.Decode(&v); err != nil {
-				return 0, 0, false
-			}
-			end = int(dec.InputOffset())
-			return end - len(v), end, true
-		}
+		at = start
 	}
-	return 0, 0, false
+	return start, end, true
 }
 
 // member returns the raw value of the member at path, or nil.
@@ -63,6 +54,31 @@ func member(data []byte, path ...string) []byte {
 		return nil
 	}
 	return data[start:end]
+}
+
+// memberString returns the value of the member at path if it is a JSON
+// string, decoded.
+func memberString(data []byte, path ...string) (string, bool) {
+	v := member(data, path...)
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	return jsonscan.Unquote(v)
+}
+
+// memberID returns the value of the member at path if it is a string or
+// an integer (a request id, a progress token), decoded: "a" and "\u0061"
+// are one token.
+func memberID(data []byte, path ...string) (jsonrpc.ID, bool) {
+	v := member(data, path...)
+	if v == nil {
+		return jsonrpc.ID{}, false
+	}
+	var id jsonrpc.ID
+	if id.UnmarshalJSON(v) != nil || !id.IsValid() {
+		return jsonrpc.ID{}, false
+	}
+	return id, true
 }
 
 // replaceMember returns a copy of data whose member at path has the value

@@ -2,12 +2,12 @@ package bridge
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 )
@@ -18,8 +18,10 @@ import (
 // Their ids could clash, so each request gets an id of the bridge's on
 // its way to the process (and its progress token with it), and its own
 // back on the way out: the process never sees two requests with one id,
-// and a client never sees another's. What the process sends while it
-// serves a request goes to that request's stream:
+// and a client never sees another's. The bridge's ids are random (128
+// bits, crypto/rand), so that a client cannot name another's request
+// even where a server echoes what it is given. What the process sends
+// while it serves a request goes to that request's stream:
 //
 //   - notifications/progress, by its progress token;
 //   - notifications/message, to the one request of the process that asked
@@ -44,8 +46,7 @@ import (
 // (its requestState) goes to the process that issued the state, while
 // it runs: a server's state keys are often its process's own.
 type pool struct {
-	b      *Bridge
-	nextID atomic.Int64
+	b *Bridge
 
 	mu       sync.Mutex
 	children []*pooled
@@ -71,8 +72,8 @@ type pooled struct {
 	gone     bool        // dead or stopped: no longer in the pool (pool.mu)
 
 	mu      sync.Mutex
-	reqs    map[int64]*pcall // requests in flight, by the bridge's id
-	logging *pcall           // the request that asked for log messages
+	reqs    map[string]*pcall // requests in flight, by the bridge's id
+	logging *pcall            // the request that asked for log messages
 }
 
 // A pcall is a modern request in flight on a pooled process.
@@ -125,7 +126,7 @@ func (p *pool) probe(ctx context.Context) ([]mcp.Version, error) {
 		mcp.MetaKeyClientCapabilities: struct{}{},
 		mcp.MetaKeyClientInfo:         mcp.Implementation{Name: "mcpwire-bridge", Version: "1"},
 	}})
-	id := jsonrpc.Int64ID(p.nextID.Add(1))
+	id := jsonrpc.StringID(newBridgeID())
 	ctx, cancel := context.WithTimeout(ctx, p.b.opts.ProbeTimeout)
 	defer cancel()
 	ch, err := pc.c.call(ctx, &jsonrpc.Request{ID: id, Method: mcp.MethodDiscover, Params: params})
@@ -172,27 +173,22 @@ func discovered(resp *jsonrpc.Response) []mcp.Version {
 		return nil
 	}
 	var vs []mcp.Version
+	list := member(resp.Result, "supportedVersions")
 	if resp.Error != nil {
-		var d struct {
-			Supported []mcp.Version `json:"supported"`
+		list = nil
+		if resp.Error.Code == mcp.CodeUnsupportedProtocolVersion {
+			list = member(resp.Error.Data, "supported")
 		}
-		if resp.Error.Code == mcp.CodeUnsupportedProtocolVersion && json.Unmarshal(resp.Error.Data, &d) == nil {
-			vs = d.Supported
-		}
-		return vs
 	}
-	var r struct {
-		SupportedVersions []mcp.Version `json:"supportedVersions"`
-	}
-	if json.Unmarshal(resp.Result, &r) == nil {
-		vs = r.SupportedVersions
+	if list == nil || json.Unmarshal(list, &vs) != nil {
+		return nil
 	}
 	return vs
 }
 
 // spawn starts a process for the pool (not yet counted in it).
 func (p *pool) spawn() (*pooled, error) {
-	pc := &pooled{reqs: make(map[int64]*pcall)}
+	pc := &pooled{reqs: make(map[string]*pcall)}
 	c, err := p.b.start(func(c *child, m *jsonrpc.Request) { p.route(pc, c, m) }, func(string) { p.died(pc) })
 	if err != nil {
 		return nil, err
@@ -221,8 +217,8 @@ func (p *pool) serve(ctx context.Context, req *jsonrpc.Request, w jsonrpc.Writer
 	}
 	wt := want{listen: req.Method == mcp.MethodSubscriptionsListen}
 	wt.logging = member(req.Params, "_meta", mcp.MetaKeyLogLevel) != nil
-	if state := member(req.Params, "requestState"); state != nil {
-		wt.sticky = p.stickyFor(string(state))
+	if state, ok := memberString(req.Params, "requestState"); ok {
+		wt.sticky = p.stickyFor(state)
 	}
 	pc, e := p.acquire(ctx, wt)
 	switch {
@@ -231,15 +227,15 @@ func (p *pool) serve(ctx context.Context, req *jsonrpc.Request, w jsonrpc.Writer
 	case pc == nil:
 		return nil // the client went away while waiting
 	}
-	n := p.nextID.Add(1)
+	n := newBridgeID()
 	call := &pcall{orig: req.ID, w: w, ctx: ctx, listen: wt.listen, ended: make(chan struct{})}
 	params := req.Params
-	if tok, old, ok := replaceMember(params, strconv.AppendInt(nil, n, 10), "_meta", mcp.MetaKeyProgressToken); ok {
+	if tok, old, ok := replaceMember(params, jsonrpc.StringID(n).AppendJSON(nil), "_meta", mcp.MetaKeyProgressToken); ok {
 		params, call.token = tok, old
 	}
 	pc.register(n, call, wt.logging)
 	defer p.release(pc, n, wt)
-	fwd := &jsonrpc.Request{ID: jsonrpc.Int64ID(n), Method: req.Method, Params: params}
+	fwd := &jsonrpc.Request{ID: jsonrpc.StringID(n), Method: req.Method, Params: params}
 	ch, err := pc.c.call(ctx, fwd)
 	if err != nil {
 		return goneResponse(req.ID, err)
@@ -272,8 +268,10 @@ func (p *pool) answer(req *jsonrpc.Request, call *pcall, pc *pooled, resp *jsonr
 	if call.listen {
 		out.Result, _, _ = replaceMember(out.Result, req.ID.AppendJSON(nil), "_meta", mcp.MetaKeySubscriptionID)
 	}
-	if state := member(resp.Result, "requestState"); state != nil && string(member(resp.Result, "resultType")) == `"input_required"` {
-		p.remember(string(state), pc)
+	if rt, _ := memberString(resp.Result, "resultType"); rt == string(mcp.ResultTypeInputRequired) {
+		if state, ok := memberString(resp.Result, "requestState"); ok {
+			p.remember(state, pc)
+		}
 	}
 	if req.Method == mcp.MethodListTools {
 		p.tools.learn(resp.Result)
@@ -282,7 +280,7 @@ func (p *pool) answer(req *jsonrpc.Request, call *pcall, pc *pooled, resp *jsonr
 }
 
 // cancel tells the process that request n is cancelled.
-func (p *pool) cancel(pc *pooled, n int64, reason string) {
+func (p *pool) cancel(pc *pooled, n string, reason string) {
 	note, err := jsonrpc.NewNotification(mcp.NotificationCancelled, map[string]any{"requestId": n, "reason": reason})
 	if err == nil {
 		err = pc.c.write(context.Background(), note)
@@ -293,7 +291,7 @@ func (p *pool) cancel(pc *pooled, n int64, reason string) {
 }
 
 // register records a request in flight on pc.
-func (pc *pooled) register(n int64, call *pcall, logging bool) {
+func (pc *pooled) register(n string, call *pcall, logging bool) {
 	pc.mu.Lock()
 	pc.reqs[n] = call
 	if logging {
@@ -302,17 +300,27 @@ func (pc *pooled) register(n int64, call *pcall, logging bool) {
 	pc.mu.Unlock()
 }
 
-// lookup returns the request in flight whose bridge id is the JSON
-// integer raw.
-func (pc *pooled) lookup(raw []byte) (int64, *pcall) {
-	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil {
-		return 0, nil
+// lookup returns the request in flight whose bridge id is the JSON value
+// raw (a string, which the process may have written with escapes).
+func (pc *pooled) lookup(raw []byte) *pcall {
+	if len(raw) == 0 || raw[0] != '"' {
+		return nil
 	}
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	return n, pc.reqs[n]
+	if end, escaped := jsonscan.SkipString(raw, 0); end == len(raw) && !escaped {
+		return pc.reqs[string(raw[1:end-1])] // the usual form: no allocation
+	}
+	n, ok := jsonscan.Unquote(raw)
+	if !ok {
+		return nil
+	}
+	return pc.reqs[n]
 }
+
+// newBridgeID returns an id for a request of the bridge to a process:
+// 128 random bits, which no client can guess.
+func newBridgeID() string { return rand.Text() }
 
 // route sends a message of a pooled process to the request it belongs to
 // (see pool).
@@ -332,7 +340,7 @@ func (p *pool) route(pc *pooled, c *child, m *jsonrpc.Request) {
 		if tok = member(m.Params, mcp.MetaKeyProgressToken); tok == nil {
 			break
 		}
-		if _, call = pc.lookup(tok); call != nil && call.token != nil {
+		if call = pc.lookup(tok); call != nil && call.token != nil {
 			params, _, _ := replaceMember(m.Params, call.token, mcp.MetaKeyProgressToken)
 			out = &jsonrpc.Request{Method: m.Method, Params: params}
 		}
@@ -341,13 +349,13 @@ func (p *pool) route(pc *pooled, c *child, m *jsonrpc.Request) {
 		call = pc.logging
 		pc.mu.Unlock()
 	case mcp.NotificationCancelled:
-		if _, call = pc.lookup(member(m.Params, "requestId")); call != nil && call.listen {
+		if call = pc.lookup(member(m.Params, "requestId")); call != nil && call.listen {
 			call.end()
 		}
 		return
 	default:
 		if sid := member(m.Params, "_meta", mcp.MetaKeySubscriptionID); sid != nil {
-			if _, call = pc.lookup(sid); call != nil && call.listen {
+			if call = pc.lookup(sid); call != nil && call.listen {
 				params, _, _ := replaceMember(m.Params, call.orig.AppendJSON(nil), "_meta", mcp.MetaKeySubscriptionID)
 				out = &jsonrpc.Request{Method: m.Method, Params: params}
 			} else {
@@ -484,7 +492,7 @@ func (p *pool) takeLocked(pc *pooled, wt want) {
 }
 
 // release ends a request on pc.
-func (p *pool) release(pc *pooled, n int64, wt want) {
+func (p *pool) release(pc *pooled, n string, wt want) {
 	pc.mu.Lock()
 	call := pc.reqs[n]
 	delete(pc.reqs, n)

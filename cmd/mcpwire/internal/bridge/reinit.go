@@ -63,26 +63,20 @@ func (s *upSession) note(m jsonrpc.Message) {
 	case mcp.NotificationInitialized:
 		s.ready = s.init != nil
 	case mcp.NotificationCancelled:
-		var p struct {
-			RequestID jsonrpc.ID `json:"requestId"`
-		}
-		if json.Unmarshal(req.Params, &p) == nil {
-			delete(s.calls, p.RequestID) // no answer will come
+		if id, ok := memberID(req.Params, "requestId"); ok {
+			delete(s.calls, id) // no answer will come
 		}
 	case mcp.MethodSetLevel:
 		s.level = req.Params
 	case mcp.MethodSubscribe, mcp.MethodUnsubscribe:
-		var p struct {
-			URI string `json:"uri"`
-		}
-		if json.Unmarshal(req.Params, &p) == nil && p.URI != "" {
+		if uri, ok := memberString(req.Params, "uri"); ok && uri != "" {
 			if s.subs == nil {
 				s.subs = make(map[string]bool)
 			}
 			if req.Method == mcp.MethodSubscribe && len(s.subs) < maxRetried {
-				s.subs[p.URI] = true
+				s.subs[uri] = true
 			} else {
-				delete(s.subs, p.URI)
+				delete(s.subs, uri)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+	"github.com/mcpwire/mcpwire/internal/jsonscan"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
@@ -244,23 +246,29 @@ type toolSchemas struct {
 
 // learn keeps the schemas of a tools/list result.
 func (s *toolSchemas) learn(result json.RawMessage) {
-	var r struct {
-		Tools []struct {
-			Name        string          `json:"name"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-		} `json:"tools"`
+	type tool struct {
+		name   string
+		schema json.RawMessage
 	}
-	if json.Unmarshal(result, &r) != nil {
+	var tools []tool
+	list := member(result, "tools")
+	jsonscan.EachElement(list, 0, func(elem []byte) bool {
+		if name, ok := memberString(elem, "name"); ok {
+			tools = append(tools, tool{name, bytes.Clone(member(elem, "inputSchema"))}) // not a hold on the whole result
+		}
+		return len(tools) <= maxTools
+	})
+	if len(tools) == 0 {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.m == nil || len(s.m)+len(r.Tools) > maxTools {
+	if s.m == nil || len(s.m)+len(tools) > maxTools {
 		s.m = make(map[string]json.RawMessage)
 	}
-	for _, t := range r.Tools {
-		if old, ok := s.m[t.Name]; !ok || string(old) != string(t.InputSchema) {
-			s.m[t.Name] = t.InputSchema
+	for _, t := range tools {
+		if old, ok := s.m[t.name]; !ok || string(old) != string(t.schema) {
+			s.m[t.name] = t.schema
 		}
 	}
 }

@@ -47,7 +47,7 @@ type session struct {
 
 	mu        sync.Mutex
 	calls     map[jsonrpc.ID]*sessionCall // client calls in flight, by id
-	tokens    map[string]jsonrpc.ID       // their progress tokens (raw JSON) → call id
+	tokens    map[jsonrpc.ID]jsonrpc.ID   // their progress tokens (decoded) → call id
 	asked     map[jsonrpc.ID]struct{}     // requests of the server awaiting the client's answer
 	version   string                      // negotiated by initialize
 	closing   bool
@@ -60,7 +60,7 @@ type session struct {
 // A sessionCall is a call of the client in flight.
 type sessionCall struct {
 	cancelled chan struct{} // closed when the client cancels it
-	token     string        // its progress token, or ""
+	token     jsonrpc.ID    // its progress token; not valid without one
 }
 
 // maxAsked bounds the requests of a server awaiting the client's answer;
@@ -177,12 +177,12 @@ func (s *session) begin(req *jsonrpc.Request) (*sessionCall, *jsonrpc.Error) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeOverloaded, "Server overloaded: %d requests of this session are already running", s.b.opts.MaxSessionCalls)
 	}
 	sc := &sessionCall{cancelled: make(chan struct{})}
-	if tok := member(req.Params, "_meta", mcp.MetaKeyProgressToken); tok != nil {
-		sc.token = string(tok)
+	if tok, ok := memberID(req.Params, "_meta", mcp.MetaKeyProgressToken); ok {
+		sc.token = tok
 		if s.tokens == nil {
-			s.tokens = make(map[string]jsonrpc.ID)
+			s.tokens = make(map[jsonrpc.ID]jsonrpc.ID)
 		}
-		s.tokens[sc.token] = req.ID
+		s.tokens[tok] = req.ID
 	}
 	if s.calls == nil {
 		s.calls = make(map[jsonrpc.ID]*sessionCall)
@@ -205,7 +205,7 @@ func (s *session) finish(id jsonrpc.ID, sc *sessionCall) {
 	if s.calls[id] == sc {
 		delete(s.calls, id)
 	}
-	if sc.token != "" && s.tokens[sc.token] == id {
+	if sc.token.IsValid() && s.tokens[sc.token] == id {
 		delete(s.tokens, sc.token)
 	}
 	if s.closing && len(s.calls) == 0 && s.idle != nil {
@@ -222,15 +222,13 @@ func (s *session) finish(id jsonrpc.ID, sc *sessionCall) {
 // cancelled notes the client's cancellation of one of its calls: the
 // call returns no response (the notification goes on to the process).
 func (s *session) cancelled(params json.RawMessage) {
-	var p struct {
-		RequestID jsonrpc.ID `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || !p.RequestID.IsValid() {
+	id, ok := memberID(params, "requestId")
+	if !ok {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sc := s.calls[p.RequestID]; sc != nil {
+	if sc := s.calls[id]; sc != nil {
 		select {
 		case <-sc.cancelled:
 		default:
@@ -252,12 +250,9 @@ func (s *session) cancel(c *child, id jsonrpc.ID, reason string) {
 
 // noteVersion records the protocol version of an initialize result.
 func (s *session) noteVersion(result json.RawMessage) {
-	var r struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
-	if json.Unmarshal(result, &r) == nil {
+	if v, ok := memberString(result, "protocolVersion"); ok {
 		s.mu.Lock()
-		s.version = r.ProtocolVersion
+		s.version = v
 		s.mu.Unlock()
 	}
 }
@@ -299,9 +294,12 @@ func (s *session) route(c *child, m *jsonrpc.Request) {
 func (s *session) related(m *jsonrpc.Request) (jsonrpc.ID, bool) {
 	switch m.Method {
 	case mcp.NotificationProgress:
-		tok := member(m.Params, mcp.MetaKeyProgressToken)
+		tok, ok := memberID(m.Params, mcp.MetaKeyProgressToken)
+		if !ok {
+			return jsonrpc.ID{}, false
+		}
 		s.mu.Lock()
-		id, ok := s.tokens[string(tok)]
+		id, ok := s.tokens[tok]
 		s.mu.Unlock()
 		return id, ok
 	case mcp.NotificationToolListChanged, mcp.NotificationPromptListChanged,
