@@ -18,9 +18,11 @@ import (
 // reader goroutine that delivers the process's responses to the calls
 // waiting for them and hands everything else (the server's notifications
 // and requests) to route, in the order the process wrote them. route
-// runs on the reader: while it blocks (a client slow to read its stream)
-// the process's output is not read, and the pipe pushes back on the
-// process.
+// runs on the reader: while it blocks the process's output is not read,
+// and the pipe pushes back on the process. A pooled process serves many
+// clients, so its route never waits on one (see outbox); a session's
+// process serves one client, whose slow stream holds up that session
+// only.
 type child struct {
 	conn  *command.Conn
 	log   *slog.Logger

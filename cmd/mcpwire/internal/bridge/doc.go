@@ -20,7 +20,9 @@
 //   - modern requests (ServeStateless) share a bounded pool of
 //     processes; each request gets an id of the bridge's on its way in,
 //     so that the requests of different clients never clash in one
-//     process, and its own on the way out (pool.go).
+//     process, and its own on the way out (pool.go); what the process
+//     sends for a request waits in a bounded queue of the request's, so
+//     that a client that stops reading holds up no other (outbox.go).
 //
 // Ids and progress tokens are swapped in place, without decoding the
 // rest of the message (jsonedit.go); members are found by their decoded

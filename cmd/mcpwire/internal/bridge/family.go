@@ -128,6 +128,8 @@ func newBridgeCmd(a *app.App) *cobra.Command {
 	fs.IntVar(&b.MaxQueued, "max-queued", DefaultMaxQueued, "modern requests waiting for a pooled process; more are refused (503)")
 	fs.DurationVar(&b.QueueTimeout, "queue-timeout", DefaultQueueTimeout, "how long a modern request waits for a pooled process before it is refused (503)")
 	fs.IntVar(&b.MaxListens, "max-listens", DefaultMaxListens, "subscriptions/listen streams open at once")
+	fs.IntVar(&b.MaxBacklog, "max-backlog", DefaultMaxBacklog, "messages of a modern request waiting for its client to read them; beyond, the request is ended")
+	fs.IntVar(&b.MaxBacklogBytes, "max-backlog-bytes", DefaultMaxBacklogBytes, "bytes of a modern request's messages waiting for its client; beyond, the request is ended")
 	fs.DurationVar(&b.PoolIdleTimeout, "pool-idle-timeout", DefaultPoolIdleTimeout, "stop a pooled process after this long without a request")
 	fs.DurationVar(&b.ProbeTimeout, "probe-timeout", DefaultProbeTimeout, "how long the server has to answer server/discover at start (else: legacy era only)")
 	fs.DurationVar(&b.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "how long calls in progress may run on when a session or the bridge stops")
@@ -137,7 +139,7 @@ func newBridgeCmd(a *app.App) *cobra.Command {
 
 // forwardFlags are the flags of a bridge of a stdio server.
 var forwardFlags = []string{"listen", "idle-timeout", "max-message-size", "replay-events", "replay-bytes", "replay-memory", "write-timeout", "max-sessions", "max-session-calls", "pool-size", "pool-concurrency",
-	"max-queued", "queue-timeout", "max-listens", "pool-idle-timeout", "probe-timeout", "drain-timeout",
+	"max-queued", "queue-timeout", "max-listens", "max-backlog", "max-backlog-bytes", "pool-idle-timeout", "probe-timeout", "drain-timeout",
 	"auth-issuer", "auth-jwks", "auth-resource", "auth-scope"}
 
 // logger returns the bridge's logger: everything with --verbose (the

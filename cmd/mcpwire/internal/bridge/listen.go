@@ -91,6 +91,7 @@ func checkLimits(o *options) error {
 		v    int64
 	}{{"max-sessions", int64(b.MaxSessions)}, {"max-session-calls", int64(b.MaxSessionCalls)}, {"pool-size", int64(b.PoolSize)},
 		{"pool-concurrency", int64(b.PoolConcurrency)}, {"max-queued", int64(b.MaxQueued)}, {"max-listens", int64(b.MaxListens)},
+		{"max-backlog", int64(b.MaxBacklog)}, {"max-backlog-bytes", int64(b.MaxBacklogBytes)},
 		{"max-message-size", int64(o.http.maxMessage)}, {"replay-events", int64(o.http.replayEvents)},
 		{"replay-bytes", o.http.replayBytes}, {"replay-memory", o.http.replayMemory}} {
 		if l.v < 1 {

@@ -79,15 +79,16 @@ type pooled struct {
 // A pcall is a modern request in flight on a pooled process.
 type pcall struct {
 	orig    jsonrpc.ID
-	w       jsonrpc.Writer
-	ctx     context.Context
+	method  string
 	token   []byte // the client's progress token (raw JSON), or nil
 	listen  bool
-	ended   chan struct{} // closed when the listen ends (the process cancelled it, or the bridge closes)
+	ended   chan struct{} // closed when the listen ends (the process cancelled it, or the bridge closes), or the client is too slow (out)
 	endOnce sync.Once
+	out     outbox // what the process sends for the request, on its way to the request's stream
 }
 
-// end ends a listen without a result.
+// end ends a listen without a result, or a request whose client does not
+// read its stream.
 func (c *pcall) end() { c.endOnce.Do(func() { close(c.ended) }) }
 
 // A stickyEntry remembers the process that issued a requestState.
@@ -228,13 +229,25 @@ func (p *pool) serve(ctx context.Context, req *jsonrpc.Request, w jsonrpc.Writer
 		return nil // the client went away while waiting
 	}
 	n := newBridgeID()
-	call := &pcall{orig: req.ID, w: w, ctx: ctx, listen: wt.listen, ended: make(chan struct{})}
+	call := &pcall{orig: req.ID, method: req.Method, listen: wt.listen, ended: make(chan struct{}), out: outbox{w: w, ctx: ctx}}
 	params := req.Params
 	if tok, old, ok := replaceMember(params, jsonrpc.StringID(n).AppendJSON(nil), "_meta", mcp.MetaKeyProgressToken); ok {
 		params, call.token = tok, old
 	}
 	pc.register(n, call, wt.logging)
-	defer p.release(pc, n, wt)
+	// Deferred, in this order: the process's room is given back, whatever
+	// the client's pace; then what the process sent for the request is
+	// written to the stream (before the answer, which the handler writes
+	// once serve has returned), and nothing is written after.
+	defer call.out.close()
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			p.release(pc, n, wt)
+		}
+	}
+	defer release()
 	fwd := &jsonrpc.Request{ID: jsonrpc.StringID(n), Method: req.Method, Params: params}
 	ch, err := pc.c.call(ctx, fwd)
 	if err != nil {
@@ -242,12 +255,19 @@ func (p *pool) serve(ctx context.Context, req *jsonrpc.Request, w jsonrpc.Writer
 	}
 	select {
 	case resp := <-ch:
+		release()
 		if resp == nil {
 			return goneResponse(req.ID, pc.c.errGone())
 		}
 		return p.answer(req, call, pc, resp)
 	case <-call.ended:
 		pc.c.forget(fwd.ID)
+		if call.out.overrun() {
+			p.cancel(pc, n, "the client does not read its stream")
+			return &jsonrpc.Response{ID: req.ID, Error: jsonrpc.Errorf(jsonrpc.CodeOverloaded,
+				"Server overloaded: the client does not read its stream: more than %d messages or %d bytes of this request waited for it, and the request was ended",
+				p.b.opts.MaxBacklog, p.b.opts.MaxBacklogBytes)}
+		}
 		if wt.listen && ctx.Err() == nil {
 			p.cancel(pc, n, "the bridge is shutting down")
 		}
@@ -367,8 +387,10 @@ func (p *pool) route(pc *pooled, c *child, m *jsonrpc.Request) {
 		p.b.log.Debug("bridge: a notification of the server that belongs to no request dropped", "method", m.Method)
 		return
 	}
-	if err := call.w.Write(call.ctx, out); err != nil {
-		p.b.log.Debug("bridge: a notification not delivered", "method", m.Method, "error", err)
+	if call.out.put(out, p.b.opts.MaxBacklog, p.b.opts.MaxBacklogBytes) {
+		p.b.log.Warn("bridge: a client does not read its stream; its request is ended", "method", call.method,
+			"max-backlog", p.b.opts.MaxBacklog, "max-backlog-bytes", p.b.opts.MaxBacklogBytes)
+		call.end()
 	}
 }
 

@@ -50,6 +50,12 @@ const (
 	// modern requests, may run on once the bridge or the session stops,
 	// before the process is stopped (--drain-timeout).
 	DefaultDrainTimeout = 5 * time.Second
+	// DefaultMaxBacklog bounds the messages a pooled process sent for one
+	// modern request that its client has not read yet (--max-backlog).
+	DefaultMaxBacklog = 256
+	// DefaultMaxBacklogBytes bounds their bytes (--max-backlog-bytes); one
+	// message larger than that passes when nothing else waits.
+	DefaultMaxBacklogBytes = 8 << 20
 )
 
 // Options configure a Bridge. Every zero field means its default.
@@ -97,6 +103,15 @@ type Options struct {
 	// DrainTimeout is how long calls in flight may run on when a session
 	// or the bridge stops. Default DefaultDrainTimeout.
 	DrainTimeout time.Duration
+	// MaxBacklog and MaxBacklogBytes bound what a pooled process sent for
+	// one modern request (progress, log messages, a listen's
+	// notifications) that the client has not read yet: past either, the
+	// client is too slow for its request, which is ended (the process is
+	// told, the client gets CodeOverloaded, a warning is logged), so that
+	// a client that stops reading holds up nobody else's requests.
+	// Defaults DefaultMaxBacklog and DefaultMaxBacklogBytes.
+	MaxBacklog      int
+	MaxBacklogBytes int
 }
 
 func (o *Options) setDefaults() {
@@ -116,6 +131,8 @@ func (o *Options) setDefaults() {
 	def(&o.PoolConcurrency, DefaultPoolConcurrency)
 	def(&o.MaxQueued, DefaultMaxQueued)
 	def(&o.MaxListens, DefaultMaxListens)
+	def(&o.MaxBacklog, DefaultMaxBacklog)
+	def(&o.MaxBacklogBytes, DefaultMaxBacklogBytes)
 	defD(&o.QueueTimeout, DefaultQueueTimeout)
 	defD(&o.PoolIdleTimeout, DefaultPoolIdleTimeout)
 	defD(&o.ProbeTimeout, DefaultProbeTimeout)
