@@ -2,10 +2,9 @@ package bridge
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -23,14 +22,23 @@ import (
 // requests still waiting for the client's answer are lost with the old
 // session.
 //
-// The bridge's own requests have ids "mcpwire-bridge-N", and their
-// responses are not passed to the client.
+// The bridge's own requests have ids "mcpwire-bridge-" and 128 random
+// bits, and their responses are not passed to the client: a response is
+// the bridge's when its id is one of those the bridge sent, compared
+// whole, so that no id of the client's is ever taken for one (whatever
+// it begins with).
 
 // bridgeIDPrefix starts the ids of the bridge's own requests.
 const bridgeIDPrefix = "mcpwire-bridge-"
 
 // maxRetried bounds the client calls remembered for a second attempt.
 const maxRetried = 4096
+
+// maxOwn bounds the bridge's own requests awaiting their answer: an
+// initialize, a logging/setLevel and the subscriptions of each session
+// opened again. Past it the oldest are forgotten (their answers would
+// reach the client, under ids it never used).
+const maxOwn = 2*maxRetried + 2
 
 // upSession is what it takes to open the client's legacy session again.
 type upSession struct {
@@ -44,7 +52,8 @@ type upSession struct {
 	opening  *jsonrpc.ID                     // the id of the bridge's initialize in flight
 	waiting  []*jsonrpc.Request              // calls to send again once it is answered
 	failures []*jsonrpc.Response             // their errors, if it fails
-	n        int                             // the bridge's requests so far
+	own      map[jsonrpc.ID]struct{}         // the bridge's own requests awaiting their answer
+	ownOrder []jsonrpc.ID                    // own's keys, oldest first (some perhaps answered)
 }
 
 // note records what a message of the client changes.
@@ -90,15 +99,33 @@ func (s *upSession) note(m jsonrpc.Message) {
 	}
 }
 
-// nextID returns the id of a request of the bridge.
+// nextIDLocked returns the id of a new request of the bridge, and
+// remembers it until its answer.
 func (s *upSession) nextIDLocked() jsonrpc.ID {
-	s.n++
-	return jsonrpc.StringID(bridgeIDPrefix + strconv.Itoa(s.n))
+	id := jsonrpc.StringID(bridgeIDPrefix + rand.Text())
+	if s.own == nil {
+		s.own = make(map[jsonrpc.ID]struct{})
+	}
+	for len(s.ownOrder) >= maxOwn {
+		delete(s.own, s.ownOrder[0])
+		s.ownOrder = s.ownOrder[1:]
+	}
+	s.own[id] = struct{}{}
+	s.ownOrder = append(s.ownOrder, id)
+	return id
 }
 
-// isOwn reports whether id is the id of a request of the bridge.
-func isOwn(id jsonrpc.ID) bool {
-	return id.IsString() && strings.HasPrefix(id.String(), `"`+bridgeIDPrefix)
+// answeredOwnLocked reports whether id is that of a request of the
+// bridge awaiting its answer, which it then no longer awaits.
+func (s *upSession) answeredOwnLocked(id jsonrpc.ID) bool {
+	if _, ok := s.own[id]; !ok {
+		return false
+	}
+	delete(s.own, id)
+	if len(s.own) == 0 {
+		s.ownOrder = s.ownOrder[:0]
+	}
+	return true
 }
 
 // reopen handles a response of the server before it goes to the client.
@@ -107,8 +134,8 @@ func isOwn(id jsonrpc.ID) bool {
 // which will be sent again in a new one.
 func (r *reverse) reopen(ctx context.Context, resp *jsonrpc.Response) bool {
 	s := &r.again
-	if isOwn(resp.ID) {
-		s.mu.Lock()
+	s.mu.Lock()
+	if s.answeredOwnLocked(resp.ID) {
 		opened := s.opening != nil && *s.opening == resp.ID
 		s.mu.Unlock()
 		if opened {
@@ -116,7 +143,6 @@ func (r *reverse) reopen(ctx context.Context, resp *jsonrpc.Response) bool {
 		}
 		return true
 	}
-	s.mu.Lock()
 	req := s.calls[resp.ID]
 	delete(s.calls, resp.ID)
 	lost := resp.Error != nil && resp.Error.Code == streamable.CodeSessionNotFound && errors.Unwrap(resp.Error) != nil

@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -263,5 +264,53 @@ func TestReverseBridgeReopensForgottenSession(t *testing.T) {
 	}
 	if logs != 3 {
 		t.Errorf("%d log messages after the restart, want 3 (the log level restored)", logs)
+	}
+}
+
+// TestReverseBridgeClientIDsLikeTheBridgesOwn: the ids of the bridge's
+// own requests (when it opens a forgotten session again) must never be
+// confused with the client's: a client whose ids begin with the bridge's
+// prefix gets its answers.
+func TestReverseBridgeClientIDsLikeTheBridgesOwn(t *testing.T) {
+	url, _ := startHTTPEverything(t)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	conn, _ := runReverseBridge(t, url, nil).Connect(ctx)
+	defer conn.Close()
+	exchange := func(m string, id jsonrpc.ID) *jsonrpc.Response {
+		t.Helper()
+		msg, err := jsonrpc.Decode([]byte(m), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Write(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+		if !id.IsValid() {
+			return nil
+		}
+		rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
+		defer rcancel()
+		for {
+			m, err := conn.Read(rctx)
+			if err != nil {
+				t.Fatalf("no answer to %s: %v", id, err)
+			}
+			if r, ok := m.(*jsonrpc.Response); ok {
+				if r.ID != id {
+					t.Fatalf("an answer to %s, want %s", r.ID, id)
+				}
+				return r
+			}
+		}
+	}
+	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "mcpwire-bridge-1", "method": mcp.MethodInitialize,
+		"params": map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}})
+	if r := exchange(string(init), jsonrpc.StringID("mcpwire-bridge-1")); r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	exchange(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, jsonrpc.ID{})
+	if r := exchange(`{"jsonrpc":"2.0","id":"mcpwire-bridge-2","method":"tools/list"}`, jsonrpc.StringID("mcpwire-bridge-2")); r.Error != nil {
+		t.Fatal(r.Error)
 	}
 }
