@@ -60,8 +60,12 @@ hosts that start servers as commands. Every message passes as it is,
 in either era; the token that mcpwire login stored for the server is
 sent, and renewed. When the server needs a login, the calls fail with
 the mcpwire login command line to run, which is also written on stderr.
-When the server forgets the session (it restarted), the bridge opens a
-new one as the client had it, and sends the failed calls again.
+The messages go in the order the client wrote them, the answer to
+initialize (and the session it opens) before what follows; when the
+input ends, the bridge ends once the calls sent have been answered (for
+--drain-timeout at most). When the server forgets the session (it
+restarted), the bridge opens a new one as the client had it, and sends
+the failed calls again.
 
 Interrupt the bridge (Ctrl-C) to stop it: it takes no new work, lets the
 calls in progress finish for --drain-timeout, then stops the processes.`
@@ -101,7 +105,10 @@ func newBridgeCmd(a *app.App) *cobra.Command {
 						return app.UsageErrorf("--%s is for a bridge of a stdio server (--listen ADDR -- COMMAND); --url offers an HTTP server over stdio", f)
 					}
 				}
-				return runReverse(cmd.Context(), a)
+				if o.bridge.DrainTimeout <= 0 {
+					return app.UsageErrorf("--drain-timeout must be positive, got %s", o.bridge.DrainTimeout)
+				}
+				return runReverse(cmd.Context(), a, o.bridge.DrainTimeout)
 			}
 			if o.listen == "" {
 				return app.UsageErrorf("give --listen ADDR, the address to serve the stdio server on (as 127.0.0.1:3000), or --url URL to offer an HTTP server over stdio")
@@ -132,14 +139,14 @@ func newBridgeCmd(a *app.App) *cobra.Command {
 	fs.IntVar(&b.MaxBacklogBytes, "max-backlog-bytes", DefaultMaxBacklogBytes, "bytes of a modern request's messages waiting for its client; beyond, the request is ended")
 	fs.DurationVar(&b.PoolIdleTimeout, "pool-idle-timeout", DefaultPoolIdleTimeout, "stop a pooled process after this long without a request")
 	fs.DurationVar(&b.ProbeTimeout, "probe-timeout", DefaultProbeTimeout, "how long the server has to answer server/discover at start (else: legacy era only)")
-	fs.DurationVar(&b.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "how long calls in progress may run on when a session or the bridge stops")
+	fs.DurationVar(&b.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "how long calls in progress may run on when a session or the bridge stops (with --url: when the input ends)")
 	o.auth.addTo(cmd)
 	return cmd
 }
 
 // forwardFlags are the flags of a bridge of a stdio server.
 var forwardFlags = []string{"listen", "idle-timeout", "max-message-size", "replay-events", "replay-bytes", "replay-memory", "write-timeout", "max-sessions", "max-session-calls", "pool-size", "pool-concurrency",
-	"max-queued", "queue-timeout", "max-listens", "max-backlog", "max-backlog-bytes", "pool-idle-timeout", "probe-timeout", "drain-timeout",
+	"max-queued", "queue-timeout", "max-listens", "max-backlog", "max-backlog-bytes", "pool-idle-timeout", "probe-timeout",
 	"auth-issuer", "auth-jwks", "auth-resource", "auth-scope"}
 
 // logger returns the bridge's logger: everything with --verbose (the

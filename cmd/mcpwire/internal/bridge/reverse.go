@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/internal/jsonscan"
@@ -20,8 +21,9 @@ import (
 
 // runReverse offers the HTTP server of the global flags as a stdio server
 // on mcpwire's own stdin and stdout, until stdin ends (the host stops
-// the server) or ctx does.
-func runReverse(ctx context.Context, a *app.App) error {
+// the server; the calls sent are answered first, for drain at most) or
+// ctx does.
+func runReverse(ctx context.Context, a *app.App, drain time.Duration) error {
 	t := &a.Global.Target
 	link, err := a.Connect(ctx, t, a.Logger())
 	if err != nil {
@@ -37,7 +39,8 @@ func runReverse(ctx context.Context, a *app.App) error {
 		up.Close()
 		return app.Failure(err)
 	}
-	r := &reverse{up: up, down: down, explain: link.Explain, log: logger(a), stderr: a.Stderr, lists: map[jsonrpc.ID]struct{}{}}
+	r := &reverse{up: up, down: down, explain: link.Explain, log: logger(a), stderr: a.Stderr, drain: drain,
+		lists: map[jsonrpc.ID]struct{}{}, calls: map[jsonrpc.ID]struct{}{}, answered: make(chan struct{})}
 	if tc, ok := up.(transport.ToolSchemaConn); ok {
 		tc.SetToolSchemas(&r.schemas)
 	}
@@ -48,7 +51,12 @@ func runReverse(ctx context.Context, a *app.App) error {
 // own stdin and stdout) and an HTTP server (up: the client transport of
 // package streamable, which follows the era of each message, keeps the
 // legacy session, resumes streams and falls back to HTTP+SSE by itself).
-// Messages pass as they are, with three exceptions: an error that the
+// Messages pass as they are, and in the order the client wrote them: an
+// initialize is answered, its session established, before what follows
+// it is sent, as a stdio server would have read it first (the client
+// may write its first lines without waiting). When the client's input
+// ends, the calls it sent are answered before the bridge ends (for
+// --drain-timeout at most). There are three exceptions: an error that the
 // HTTP transport made (the server could not be reached, refused the
 // request, wants a login) gets the words of mcpwire's other verbs; the
 // tool schemas of tools/list results are kept, so that modern tool calls
@@ -62,18 +70,25 @@ type reverse struct {
 	explain func(error) error
 	log     *slog.Logger
 	stderr  io.Writer
+	drain   time.Duration // how long the calls may take to be answered once the input has ended
 
-	wmu     sync.Mutex // serializes writes to down
-	upMu    sync.Mutex // serializes writes to up
-	mu      sync.Mutex
-	lists   map[jsonrpc.ID]struct{} // tools/list calls in flight
-	told    bool                    // an explanation was written on stderr
-	schemas toolSchemas
-	again   upSession // what it takes to open the session again
+	wmu      sync.Mutex // serializes writes to down
+	upMu     sync.Mutex // serializes writes to up
+	mu       sync.Mutex
+	lists    map[jsonrpc.ID]struct{} // tools/list calls in flight
+	calls    map[jsonrpc.ID]struct{} // the client's calls awaiting their answer
+	answered chan struct{}           // closed, and replaced, when one of calls is answered
+	told     bool                    // an explanation was written on stderr
+	schemas  toolSchemas
+	again    upSession // what it takes to open the session again
 }
 
 // maxLists bounds the tools/list calls watched at once.
 const maxLists = 1024
+
+// maxCalls bounds the calls of the client awaited at once (the HTTP
+// transport refuses more than its MaxInFlight in any case).
+const maxCalls = 4096
 
 // run carries messages until either side ends.
 func (r *reverse) run(ctx context.Context) error {
@@ -85,6 +100,17 @@ func (r *reverse) run(ctx context.Context) error {
 		stop() // the server side ended: so does the client side
 	}()
 	err := r.fromClient(ctx)
+	if err == nil && ctx.Err() == nil { // the input ended: its calls are answered first
+		t := time.NewTimer(r.drain)
+		if !r.await(ctx, t.C, func() bool { return len(r.calls) == 0 }) && ctx.Err() == nil {
+			r.mu.Lock()
+			n := len(r.calls)
+			r.mu.Unlock()
+			r.log.Warn("bridge: calls still unanswered when the input ended", "calls", n, "drain-timeout", r.drain)
+		}
+		t.Stop()
+	}
+	stop()       // what ends fromServer now is ours, no failure of the server
 	r.up.Close() // ends the legacy session, and fromServer
 	upErr := <-upDone
 	r.down.Close()
@@ -131,19 +157,31 @@ func (r *reverse) fromClient(ctx context.Context) error {
 }
 
 // forward sends one message of the client to the server; a call that
-// cannot be sent is answered at once.
+// cannot be sent is answered at once. After an initialize it waits for
+// the answer, which establishes the session the next messages belong to.
 func (r *reverse) forward(ctx context.Context, m jsonrpc.Message) {
 	req, isReq := m.(*jsonrpc.Request)
-	if isReq && req.IsCall() && req.Method == mcp.MethodListTools {
+	switch {
+	case isReq && req.IsCall():
 		r.mu.Lock()
-		if len(r.lists) < maxLists {
+		if req.Method == mcp.MethodListTools && len(r.lists) < maxLists {
 			r.lists[req.ID] = struct{}{}
 		}
+		if len(r.calls) < maxCalls {
+			r.calls[req.ID] = struct{}{}
+		}
 		r.mu.Unlock()
+	case isReq && req.Method == mcp.NotificationCancelled:
+		if id, ok := memberID(req.Params, "requestId"); ok {
+			r.answer(id) // no answer may come
+		}
 	}
 	r.again.note(m)
 	err := r.send(ctx, m)
 	if err == nil {
+		if req != nil && req.IsCall() && req.Method == mcp.MethodInitialize {
+			r.await(ctx, nil, func() bool { _, waiting := r.calls[req.ID]; return !waiting })
+		}
 		return
 	}
 	if !isReq || !req.IsCall() {
@@ -228,12 +266,48 @@ func (r *reverse) send(ctx context.Context, m jsonrpc.Message) error {
 	return r.up.Write(ctx, m)
 }
 
-// toClient writes a message to the stdio client.
+// toClient writes a message to the stdio client; a response answers
+// its call.
 func (r *reverse) toClient(m jsonrpc.Message) {
 	r.wmu.Lock()
-	defer r.wmu.Unlock()
 	if err := r.down.Write(context.Background(), m); err != nil {
 		r.log.Debug("bridge: writing to the client failed", "error", err)
+	}
+	r.wmu.Unlock()
+	if resp, ok := m.(*jsonrpc.Response); ok {
+		r.answer(resp.ID)
+	}
+}
+
+// answer notes that the client's call id has its answer (or will get
+// none).
+func (r *reverse) answer(id jsonrpc.ID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.calls[id]; ok {
+		delete(r.calls, id)
+		close(r.answered)
+		r.answered = make(chan struct{})
+	}
+}
+
+// await waits until done (called under r.mu) holds, reporting true, or
+// ctx ends or timeout fires (nil: never), reporting false.
+func (r *reverse) await(ctx context.Context, timeout <-chan time.Time, done func() bool) bool {
+	for {
+		r.mu.Lock()
+		ok, answered := done(), r.answered
+		r.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-answered:
+		case <-ctx.Done():
+			return false
+		case <-timeout:
+			return false
+		}
 	}
 }
 
