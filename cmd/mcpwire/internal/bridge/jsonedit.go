@@ -47,6 +47,34 @@ func findMember(data []byte, path ...string) (start, end int, ok bool) {
 	return start, end, true
 }
 
+// A span locates a member's value in a message: data[start:end]; the
+// zero span is no member.
+type span struct{ start, end int }
+
+// in returns the value of the span in data, or nil.
+func (s span) in(data []byte) []byte {
+	if s.end == 0 {
+		return nil
+	}
+	return data[s.start:s.end]
+}
+
+// findMembers sets spans[i] to the span of the value of the member
+// names[i] of the object at data[at:], in one walk of it, for the
+// messages of the hot path, which need several members of one object.
+func findMembers(data []byte, at int, names []string, spans []span) {
+	jsonscan.EachMember(data, jsonscan.SkipSpace(data, at), func(k []byte, escaped bool, v []byte) bool {
+		for i, name := range names {
+			if spans[i].end == 0 && jsonscan.KeyEqual(k, escaped, name) {
+				start := cap(data) - cap(v)
+				spans[i] = span{start, start + len(v)}
+				break
+			}
+		}
+		return true
+	})
+}
+
 // member returns the raw value of the member at path, or nil.
 func member(data []byte, path ...string) []byte {
 	start, end, ok := findMember(data, path...)
@@ -59,7 +87,11 @@ func member(data []byte, path ...string) []byte {
 // memberString returns the value of the member at path if it is a JSON
 // string, decoded.
 func memberString(data []byte, path ...string) (string, bool) {
-	v := member(data, path...)
+	return decodeString(member(data, path...))
+}
+
+// decodeString returns the value of the JSON string v, if it is one.
+func decodeString(v []byte) (string, bool) {
 	if len(v) == 0 || v[0] != '"' {
 		return "", false
 	}
@@ -89,7 +121,11 @@ func replaceMember(data []byte, v []byte, path ...string) (out, old []byte, ok b
 	if !ok {
 		return data, nil, false
 	}
-	out = make([]byte, 0, len(data)-(end-start)+len(v))
-	out = append(append(append(out, data[:start]...), v...), data[end:]...)
-	return out, data[start:end], true
+	return replaceSpan(data, span{start, end}, v), data[start:end], true
+}
+
+// replaceSpan returns a copy of data whose bytes at sp are v.
+func replaceSpan(data []byte, sp span, v []byte) []byte {
+	out := make([]byte, 0, len(data)-(sp.end-sp.start)+len(v))
+	return append(append(append(out, data[:sp.start]...), v...), data[sp.end:]...)
 }

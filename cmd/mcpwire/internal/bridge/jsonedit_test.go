@@ -35,3 +35,17 @@ func TestFindMemberComparesDecodedKeys(t *testing.T) {
 		t.Errorf("memberID: %s, %v", id, ok)
 	}
 }
+
+// TestIDsAreRandomAndUnique: the pool's ids are 128 bits of crypto/rand
+// each, handed out once (a block of crypto/rand is read at a time).
+func TestIDsAreRandomAndUnique(t *testing.T) {
+	var s idSource
+	seen := map[string]bool{}
+	for i := range 3 * idBlock / 16 {
+		id := s.next()
+		if len(id) != 26 || seen[id] {
+			t.Fatalf("id %d: %q (seen before: %v)", i, id, seen[id])
+		}
+		seen[id] = true
+	}
+}

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"sync"
 	"time"
@@ -46,7 +45,8 @@ import (
 // (its requestState) goes to the process that issued the state, while
 // it runs: a server's state keys are often its process's own.
 type pool struct {
-	b *Bridge
+	b   *Bridge
+	ids idSource // the ids of the requests (ids.go)
 
 	mu       sync.Mutex
 	children []*pooled
@@ -127,7 +127,7 @@ func (p *pool) probe(ctx context.Context) ([]mcp.Version, error) {
 		mcp.MetaKeyClientCapabilities: struct{}{},
 		mcp.MetaKeyClientInfo:         mcp.Implementation{Name: "mcpwire-bridge", Version: "1"},
 	}})
-	id := jsonrpc.StringID(newBridgeID())
+	id := jsonrpc.StringID(p.ids.next())
 	ctx, cancel := context.WithTimeout(ctx, p.b.opts.ProbeTimeout)
 	defer cancel()
 	ch, err := pc.c.call(ctx, &jsonrpc.Request{ID: id, Method: mcp.MethodDiscover, Params: params})
@@ -216,9 +216,15 @@ func (p *pool) serve(ctx context.Context, req *jsonrpc.Request, w jsonrpc.Writer
 		p.b.log.Debug("bridge: a modern notification dropped", "method", req.Method)
 		return nil
 	}
-	wt := want{listen: req.Method == mcp.MethodSubscriptionsListen}
-	wt.logging = member(req.Params, "_meta", mcp.MetaKeyLogLevel) != nil
-	if state, ok := memberString(req.Params, "requestState"); ok {
+	// The members the pool reads of the params: _meta and requestState,
+	// then logLevel and progressToken of _meta.
+	var top, meta [2]span
+	findMembers(req.Params, 0, []string{"_meta", "requestState"}, top[:])
+	if top[0].end != 0 {
+		findMembers(req.Params, top[0].start, []string{mcp.MetaKeyLogLevel, mcp.MetaKeyProgressToken}, meta[:])
+	}
+	wt := want{listen: req.Method == mcp.MethodSubscriptionsListen, logging: meta[0].end != 0}
+	if state, ok := decodeString(top[1].in(req.Params)); ok {
 		wt.sticky = p.stickyFor(state)
 	}
 	pc, e := p.acquire(ctx, wt)
@@ -228,11 +234,11 @@ func (p *pool) serve(ctx context.Context, req *jsonrpc.Request, w jsonrpc.Writer
 	case pc == nil:
 		return nil // the client went away while waiting
 	}
-	n := newBridgeID()
+	n := p.ids.next()
 	call := &pcall{orig: req.ID, method: req.Method, listen: wt.listen, ended: make(chan struct{}), out: outbox{w: w, ctx: ctx}}
 	params := req.Params
-	if tok, old, ok := replaceMember(params, jsonrpc.StringID(n).AppendJSON(nil), "_meta", mcp.MetaKeyProgressToken); ok {
-		params, call.token = tok, old
+	if tok := meta[1]; tok.end != 0 {
+		params, call.token = replaceSpan(params, tok, jsonrpc.StringID(n).AppendJSON(nil)), tok.in(params)
 	}
 	pc.register(n, call, wt.logging)
 	// Deferred, in this order: the process's room is given back, whatever
@@ -288,8 +294,10 @@ func (p *pool) answer(req *jsonrpc.Request, call *pcall, pc *pooled, resp *jsonr
 	if call.listen {
 		out.Result, _, _ = replaceMember(out.Result, req.ID.AppendJSON(nil), "_meta", mcp.MetaKeySubscriptionID)
 	}
-	if rt, _ := memberString(resp.Result, "resultType"); rt == string(mcp.ResultTypeInputRequired) {
-		if state, ok := memberString(resp.Result, "requestState"); ok {
+	var rs [2]span
+	findMembers(resp.Result, 0, []string{"resultType", "requestState"}, rs[:])
+	if jsonscan.StringEqual(rs[0].in(resp.Result), string(mcp.ResultTypeInputRequired)) {
+		if state, ok := decodeString(rs[1].in(resp.Result)); ok {
 			p.remember(state, pc)
 		}
 	}
@@ -337,10 +345,6 @@ func (pc *pooled) lookup(raw []byte) *pcall {
 	}
 	return pc.reqs[n]
 }
-
-// newBridgeID returns an id for a request of the bridge to a process:
-// 128 random bits, which no client can guess.
-func newBridgeID() string { return rand.Text() }
 
 // route sends a message of a pooled process to the request it belongs to
 // (see pool).
