@@ -35,6 +35,9 @@
 // mcpwire bridge --url URL is the reverse (reverse.go): the client
 // transport of package streamable, with the token mcpwire login stored,
 // carries what a stdio client writes on mcpwire's stdin to the server,
-// and the server's messages back to stdout; a legacy session that the
-// server forgets is opened again as the client had it (reinit.go).
+// and the server's messages back to stdout, in the order the client
+// wrote them (an initialize is answered, its session established, before
+// what follows is sent; input that ends still gets the answers to its
+// calls); a legacy session that the server forgets is opened again as
+// the client had it (reinit.go).
 package bridge
