@@ -103,14 +103,15 @@ type Options struct {
 	// DrainTimeout is how long calls in flight may run on when a session
 	// or the bridge stops. Default DefaultDrainTimeout.
 	DrainTimeout time.Duration
-	// MaxBacklog and MaxBacklogBytes bound what a pooled process sent for
-	// one modern request (progress, log messages, a listen's
-	// notifications) that the client has not read yet: past either, the
-	// client is too slow for its request, which is ended (the process is
-	// told, the client gets CodeOverloaded, a warning is logged), so that
-	// a client that stops reading holds up nobody else's requests.
-	// Defaults DefaultMaxBacklog and DefaultMaxBacklogBytes.
-	MaxBacklog      int
+	// MaxBacklog bounds the messages a pooled process sent for one modern
+	// request (progress, log messages, a listen's notifications) that the
+	// client has not read yet: past it the client is too slow for its
+	// request, which is ended (the process is told, the client gets
+	// CodeOverloaded, a warning is logged), so that a client that stops
+	// reading holds up nobody else's requests. Default DefaultMaxBacklog.
+	MaxBacklog int
+	// MaxBacklogBytes bounds the bytes of those messages, likewise.
+	// Default DefaultMaxBacklogBytes.
 	MaxBacklogBytes int
 }
 
