@@ -439,7 +439,10 @@ func TestTasksCapabilityNegotiation(t *testing.T) {
 func TestTasksWireFields(t *testing.T) {
 	t.Parallel()
 	p := dial(t, newTaskServer(t, nil))
-	created := p.mustModern(mcp.MethodCallTool, obj{"name": "slow_compute", "arguments": obj{"seconds": 0.3}}, capsTasks)
+	// Well past the threshold (100 ms): a call whose outcome is ready
+	// when the threshold's timer is read may be answered at once, and a
+	// loaded machine (-race, 2 cores) delays that read by hundreds of ms.
+	created := p.mustModern(mcp.MethodCallTool, obj{"name": "slow_compute", "arguments": obj{"seconds": 1.5}}, capsTasks)
 	id, _ := created["taskId"].(string)
 	if id == "" {
 		t.Fatalf("no task: %v", created)
