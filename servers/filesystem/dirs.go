@@ -144,6 +144,9 @@ func (s *dirSet) absolute(p string) (string, error) {
 			}
 		}
 	}
+	if len(s.dirs) == 0 {
+		return "", errorf("Access denied - no allowed directories: the client exposes no valid roots (%s)", abs)
+	}
 	if strings.IndexByte(abs, 0) >= 0 || !s.contains(abs) {
 		return "", errorf("Access denied - path outside allowed directories: %s not in %s", abs, strings.Join(s.names, ", "))
 	}

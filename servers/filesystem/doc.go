@@ -78,6 +78,15 @@
 // its roots (RootsIgnore). Each session has its own roots: over HTTP, one
 // client's roots never change another's access.
 //
+// A server made without directories gets them only from roots: every call
+// of a client that gives none (a legacy client without the roots
+// capability, any client of the stateless era unless ModernRoots) fails
+// with the official server's "Server cannot operate: No allowed
+// directories available..." text, and a path asked while no root names a
+// usable directory with "Access denied - no allowed directories". (The
+// official server closes a legacy connection it cannot serve; this one
+// answers every call with the reason instead.)
+//
 // The stateless era (2026-07-28) has no session, deprecates roots and
 // drops notifications/roots/list_changed; a server can learn the roots
 // only by asking within each request (an input_required round, which

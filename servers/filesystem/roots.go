@@ -85,14 +85,10 @@ func (f *FS) RootsListChanged(ctx context.Context, sess *server.Session) {
 // transport (over HTTP the question travels on the call's own response
 // stream) and guarantees that the call sees the roots.
 func (f *FS) dirsFor(ctx context.Context, req *server.Request) (*dirSet, error) {
-	caps := req.ClientCapabilities()
-	if f.opts.Roots == RootsIgnore || caps.Roots == nil {
+	if !f.rootsAsked(req) {
 		return f.acquireBase()
 	}
 	if req.Session == nil {
-		if !f.opts.ModernRoots || !req.IsModern() {
-			return f.acquireBase()
-		}
 		res, err := req.ListRoots(ctx)
 		if err != nil {
 			if errors.Is(err, server.ErrInputRequired) {
@@ -138,6 +134,37 @@ func (f *FS) dirsFor(ctx context.Context, req *server.Request) (*dirSet, error) 
 		return st.set, nil
 	}
 	return f.acquireBase()
+}
+
+// The official server's words for a server that has no allowed
+// directory and no way to get one: started without directories, with a
+// legacy client that does not give roots, or in the stateless era, whose
+// clients cannot.
+const (
+	noDirsText       = "Server cannot operate: No allowed directories available. Server was started without command-line directories and client does not support MCP roots protocol. Please either: 1) Start server with directory arguments, or 2) Use a client that supports MCP roots protocol and provides valid root directories."
+	noDirsModernText = "Server cannot operate: No allowed directories available. Server was started without command-line directories, and on protocol version 2026-07-28 the client cannot provide them through MCP Roots. Restart the server with the directories it may access as command-line arguments."
+)
+
+// cannotOperate says why a call cannot run when set (the directories
+// dirsFor returned) is empty and the client cannot change that, or
+// returns nil: a client that gives roots may yet name a directory, and
+// until it does every path is refused on its own.
+func (f *FS) cannotOperate(req *server.Request, set *dirSet) error {
+	if len(set.dirs) > 0 || f.rootsAsked(req) {
+		return nil
+	}
+	if req.Session == nil {
+		return toolError(noDirsModernText)
+	}
+	return toolError(noDirsText)
+}
+
+// rootsAsked reports whether the client of req is asked for its roots.
+func (f *FS) rootsAsked(req *server.Request) bool {
+	if f.opts.Roots == RootsIgnore || req.ClientCapabilities().Roots == nil {
+		return false
+	}
+	return req.Session != nil || f.opts.ModernRoots && req.IsModern()
 }
 
 // rootsSet opens the roots that name existing directories (and, with

@@ -155,19 +155,6 @@ func TestModernRoots(t *testing.T) {
 	}
 }
 
-// TestNoDirectories: without directories or roots, every call fails
-// clearly.
-func TestNoDirectories(t *testing.T) {
-	cs := startOurs(t, nil, nil, "2025-11-25", nil)
-	r := callTool(t, cs, "", "read_text_file", a("path", "x"))
-	if !r.IsError || !strings.Contains(r.Text, "Access denied") {
-		t.Errorf("read with no directories: %+v", r)
-	}
-	if r := callTool(t, cs, "", "list_allowed_directories", a()); r.Text != "Allowed directories:\n" {
-		t.Errorf("list_allowed_directories: %q", r.Text)
-	}
-}
-
 func TestRootPath(t *testing.T) {
 	for uri, want := range map[string]string{
 		"file:///home/me/a%20b": "/home/me/a b",

@@ -215,6 +215,9 @@ func (f *FS) Register(srv *server.Server) error {
 				return nil, err
 			}
 			defer set.release()
+			if err := f.cannotOperate(req, set); err != nil {
+				return nil, err
+			}
 			return run(ctx, &call{FS: f, set: set}, p.Arguments)
 		})
 		if err != nil {

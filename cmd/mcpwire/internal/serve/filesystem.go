@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,7 +37,7 @@ for clients that give roots.`,
 		Bind: func(fs *pflag.FlagSet) Build {
 			roots := "replace"
 			fs.Var(app.NamedString(&roots, "POLICY"), "roots", "what the client's roots do: replace the directories (as the official server), within (narrow them only) or ignore")
-			return func(ctx context.Context, dirs []string, opts *server.Options) (*server.Server, func() error, error) {
+			return func(ctx context.Context, dirs []string, stderr io.Writer, opts *server.Options) (*server.Server, func() error, error) {
 				var policy filesystem.RootsPolicy
 				switch roots {
 				case "replace":
@@ -46,6 +48,14 @@ for clients that give roots.`,
 					policy = filesystem.RootsIgnore
 				default:
 					return nil, nil, app.UsageErrorf("--roots %q: want replace, within or ignore", roots)
+				}
+				if len(dirs) == 0 {
+					// As the official server: a legacy client's roots can
+					// still give directories. Unless nothing can.
+					if policy != filesystem.RootsReplace {
+						return nil, nil, app.UsageErrorf("mcpwire serve filesystem --roots %s needs at least one DIR: the client's roots alone give it none", roots)
+					}
+					fmt.Fprintln(stderr, "mcpwire: serve filesystem: no directory given: every path is refused until the client sends its roots (a client of the 2025-11-25 era with the roots capability); clients of 2026-07-28 get none")
 				}
 				fsys, err := filesystem.New(dirs, &filesystem.Options{Roots: policy, Logger: opts.Logger})
 				if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -37,11 +38,12 @@ type Spec struct {
 
 // A Build builds the server from the positional arguments, with opts
 // (the logger, and the telemetry's instrumentation when there is some),
-// to which it may add. It returns the server and a function that releases
+// to which it may add. Notices for the operator (what the server will
+// refuse, what a flag cannot do) go to stderr, whatever --verbose says. It returns the server and a function that releases
 // what the server holds, called when serving ends (nil if there is
 // nothing to release). An error that the command line caused is an
 // app.UsageErrorf.
-type Build func(ctx context.Context, args []string, opts *server.Options) (srv *server.Server, release func() error, err error)
+type Build func(ctx context.Context, args []string, stderr io.Writer, opts *server.Options) (srv *server.Server, release func() error, err error)
 
 // specs are the registered servers, by name.
 var specs []Spec
@@ -139,7 +141,7 @@ func newServerCmd(a *app.App, s Spec) *cobra.Command {
 			log = slog.New(slog.DiscardHandler)
 		}
 		ctx := cmd.Context()
-		srv, release, err := build(ctx, args, a.ServerOptions(&server.Options{Logger: log}))
+		srv, release, err := build(ctx, args, a.Stderr, a.ServerOptions(&server.Options{Logger: log}))
 		if err != nil {
 			return app.Failure(err)
 		}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"io"
 
 	"github.com/spf13/pflag"
 
@@ -32,7 +33,7 @@ most 1000 rows and 1 MiB, with a note when cut.`,
 			var readOnly bool
 			fs.Var(app.NamedString(&path, "FILE"), "db", "the SQLite database file to serve (required)")
 			fs.BoolVar(&readOnly, "read-only", false, "open the file read-only: no tool can change it")
-			return func(ctx context.Context, _ []string, opts *server.Options) (*server.Server, func() error, error) {
+			return func(ctx context.Context, _ []string, _ io.Writer, opts *server.Options) (*server.Server, func() error, error) {
 				if path == "" {
 					return nil, nil, app.UsageErrorf("mcpwire serve sqlite needs --db FILE")
 				}
