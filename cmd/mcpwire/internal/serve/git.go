@@ -2,7 +2,9 @@ package serve
 
 import (
 	"context"
+	"io"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
@@ -27,10 +29,19 @@ option) are refused.`,
 		Example: `  mcpwire serve git --repository ~/projects/app
   mcpwire serve git --repository . --http 127.0.0.1:8080
   mcpwire call git_log --args '{"max_count": 3}' -- mcpwire serve git --repository .`,
+		// As mcp-server-git, the repository is an option (--repository,
+		// -r), never a positional argument: one is refused with a usage
+		// error that names the option.
+		PositionalArgs: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return app.UsageErrorf("unexpected argument %q: the repository is an option, use --repository DIR (or -r DIR), as in: mcpwire serve git --repository %s", args[0], args[0])
+			}
+			return nil
+		},
 		Bind: func(fs *pflag.FlagSet) Build {
 			var repo string
-			fs.Var(app.NamedString(&repo, "DIR"), "repository", "the top directory of the git repository to serve (required)")
-			return func(ctx context.Context, _ []string, opts *server.Options) (*server.Server, func() error, error) {
+			fs.VarP(app.NamedString(&repo, "DIR"), "repository", "r", "the top directory of the git repository to serve (required)")
+			return func(ctx context.Context, _ []string, _ io.Writer, opts *server.Options) (*server.Server, func() error, error) {
 				if repo == "" {
 					return nil, nil, app.UsageErrorf("mcpwire serve git needs --repository DIR")
 				}

@@ -124,7 +124,7 @@ func TestServeGitSqliteUsage(t *testing.T) {
 	}{
 		{[]string{"serve", "git"}, "needs --repository DIR"},
 		{[]string{"serve", "git", "--repository", dir}, "is not a valid Git repository"},
-		{[]string{"serve", "git", "--repository", dir, "extra"}, `unexpected argument "extra"`},
+		{[]string{"serve", "git", "--repository", dir, "extra"}, `unexpected argument "extra": the repository is an option, use --repository DIR`},
 		{[]string{"serve", "sqlite"}, "needs --db FILE"},
 		{[]string{"serve", "sqlite", "--db", filepath.Join(dir, "missing.db"), "--read-only"}, "no such file or directory"},
 	} {
