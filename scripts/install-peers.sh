@@ -9,8 +9,10 @@
 #   conformance-<v>           @modelcontextprotocol/conformance 0.2.0-alpha.12 (--requirements ...)
 #   everything-<v>-sdk-<v>    @modelcontextprotocol/server-everything, with @modelcontextprotocol/sdk
 #                             pinned beside it (the server uses that exact SDK)
-#   filesystem-<v>            @modelcontextprotocol/server-filesystem (the differential test and the
-#                             benchmark of servers/filesystem)
+#   filesystem-<v>            @modelcontextprotocol/server-filesystem 2026.8.31 (the differential test
+#                             and the benchmark of servers/filesystem)
+#   filesystem-<v>            @modelcontextprotocol/server-filesystem 2.3.0 (on the v2 SDK, both
+#                             protocol eras: the differential test of the 2.3.0 tools and flags)
 #
 # Everything comes from the npm registry through npm; nothing else is downloaded, and package
 # install scripts are not run. Transitive dependencies are resolved as of NPM_BEFORE, so two
@@ -18,7 +20,7 @@
 # records the exact pins; a second run with nothing changed does no network access.
 #
 # Prints nothing but shell assignments on stdout (PEERS_DIR, NODE22, CONFORMANCE_0116,
-# CONFORMANCE_ALPHA12, SERVER_EVERYTHING, MCP_SDK_DIR, SERVER_FILESYSTEM), for:
+# CONFORMANCE_ALPHA12, SERVER_EVERYTHING, MCP_SDK_DIR, SERVER_FILESYSTEM, SERVER_FILESYSTEM_23), for:
 #   eval "$(scripts/install-peers.sh)"
 # On failure it prints npm's log to stderr, prints nothing on stdout and exits non-zero. Under
 # `set -e`, `eval "$(...)"` does not stop on that failure; to stop, write:
@@ -26,6 +28,7 @@
 # Usage: "$NODE22" "$CONFORMANCE_0116" server --url http://localhost:3000/mcp
 #        "$NODE22" "$SERVER_EVERYTHING" stdio
 #        "$NODE22" "$SERVER_FILESYSTEM" DIR...
+#        "$NODE22" "$SERVER_FILESYSTEM_23" [--read-only] [--read-only-dir DIR]... DIR...
 #        import("$MCP_SDK_DIR/dist/esm/client/index.js") from a script run by "$NODE22"
 set -euo pipefail
 
@@ -35,6 +38,9 @@ CONFORMANCE_ALPHA_VERSION=0.2.0-alpha.12
 EVERYTHING_VERSION=2026.8.31
 SDK_VERSION=1.32.2
 FILESYSTEM_VERSION=2026.8.31
+# Published 2026-11-11: within NPM_BEFORE. Its package.json asks for Node >= 24 (an engines
+# field npm only warns about); it runs on the Node 22 above, which the tests use.
+FILESYSTEM23_VERSION=2.3.0
 # Upper bound on publish dates for transitive dependencies (npm --before).
 NPM_BEFORE=2026-11-30T00:00:00Z
 
@@ -114,6 +120,8 @@ install_group "$EVERYTHING_DIR" "$EVERYTHING_ENTRY" \
 FILESYSTEM_DIR=filesystem-$FILESYSTEM_VERSION
 FILESYSTEM_ENTRY=node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
 install_group "$FILESYSTEM_DIR" "$FILESYSTEM_ENTRY" "@modelcontextprotocol/server-filesystem@$FILESYSTEM_VERSION"
+FILESYSTEM23_DIR=filesystem-$FILESYSTEM23_VERSION
+install_group "$FILESYSTEM23_DIR" "$FILESYSTEM_ENTRY" "@modelcontextprotocol/server-filesystem@$FILESYSTEM23_VERSION"
 
 assign() {
 	printf '%s=%q\n' "$1" "$2"
@@ -125,3 +133,4 @@ assign CONFORMANCE_ALPHA12 "$PEERS_DIR/$ALPHA_DIR/$CONFORMANCE_ENTRY"
 assign SERVER_EVERYTHING "$PEERS_DIR/$EVERYTHING_DIR/$EVERYTHING_ENTRY"
 assign MCP_SDK_DIR "$PEERS_DIR/$EVERYTHING_DIR/node_modules/@modelcontextprotocol/sdk"
 assign SERVER_FILESYSTEM "$PEERS_DIR/$FILESYSTEM_DIR/$FILESYSTEM_ENTRY"
+assign SERVER_FILESYSTEM_23 "$PEERS_DIR/$FILESYSTEM23_DIR/$FILESYSTEM_ENTRY"

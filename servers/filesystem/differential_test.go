@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/mcp"
 )
 
 // makeTree fills root with the fixture of the differential test.
@@ -44,6 +45,9 @@ func makeTree(t testing.TB, root string) {
 		"deep/a/b/c/d.txt":         "deep\n",
 		"code.py":                  "def f(x):\n    if x:\n        return 1\n    return 2\n\n\ndef g():\n    pass\n",
 		"tick.md":                  "Intro\n```\ncode\n```\nEnd\n",
+		"tabs.go":                  "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n",
+		"crlf-edit.txt":            "one\r\ntwo\r\nthree\r\n",
+		"log.txt":                  "first\n",
 		"edit-me.txt":              "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\niota\nkappa\nlambda\nmu\n",
 		"sortme/Apple":             "1",
 		"sortme/apple":             "22",
@@ -80,7 +84,7 @@ func makeTree(t testing.TB, root string) {
 			t.Fatal(err)
 		}
 	}
-	for link, target := range map[string]string{"link-to-hello.txt": "hello.txt", "linkdir": "src", "unicode/up": "../hello.txt"} {
+	for link, target := range map[string]string{"link-to-hello.txt": "hello.txt", "linkdir": "src", "unicode/up": "../hello.txt", "sizes/dangling": "nowhere.txt"} {
 		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -234,12 +238,56 @@ var differentialSteps = []step{
 	{tool: "create_directory", args: p("{root}/nouveau/répertoire")},
 	{tool: "move_file", args: a("source", "{root}/new.txt", "destination", "{root}/made/moved.txt")},
 	{tool: "move_file", args: a("source", "{root}/made/moved.txt", "destination", "{root}/hello.txt")},
-	{tool: "move_file", args: a("source", "{root}/missing.txt", "destination", "{root}/x.txt")},
+	{tool: "move_file", args: a("source", "{root}/missing.txt", "destination", "{root}/x.txt"), loose: true}, // 2.3.0 names its staging name, ours the destination
 	{tool: "move_file", args: a("source", "{root}/nonl.txt", "destination", "{root}/nodir/x.txt")},
 	{tool: "move_file", args: a("source", "{root}/deep", "destination", "{root}/made/deep")},
 	{tool: "move_file", args: a("source", "{root}/unicode/café.txt", "destination", "{root}/unicode/thé.txt")},
 	{tool: "move_file", args: a("source", "{root}/sortme", "destination", "/tmp/mcpwire-fs-outside")},
 	{tool: "directory_tree", args: p("{root}/made")},
+	// 2.3.0: head and tail of CRLF text, depth, excludes, sizes unknown.
+	{tool: "read_text_file", args: a("path", "{root}/crlf.txt", "head", 2)},
+	{tool: "read_text_file", args: a("path", "{root}/crlf-edit.txt", "tail", 5)},
+	{tool: "directory_tree", args: a("path", "{root}/src", "depth", 1)},
+	{tool: "directory_tree", args: a("path", "{root}/src", "depth", 2)},
+	{tool: "directory_tree", args: a("path", "{root}/src", "depth", 2.5), refused: "arguments/depth: expected integer"},
+	{tool: "directory_tree", args: a("path", "{root}/src", "depth", 0), refused: "arguments/depth: 0 is less than the minimum 1"},
+	{tool: "directory_tree", args: a("path", "{root}/src", "excludePatterns", []string{"**/util/**"})},
+	{tool: "directory_tree", args: a("path", "{root}/src", "excludePatterns", []string{"*/**"})},
+	{tool: "search_files", args: a("path", "{root}", "pattern", "**/*.js", "excludePatterns", []string{"node_modules"})},
+	{tool: "search_files", args: a("path", "{root}", "pattern", "**/util*", "excludePatterns", []string{"**/util/**"})},
+	{tool: "list_directory_with_sizes", args: a("path", "{root}/sizes", "sortBy", "size")},
+	{tool: "read_text_file", args: p("{root}/sizes/dangling")},
+	{tool: "write_file", args: a("path", "{root}/sizes/dangling", "content", "x")},
+	// append_file.
+	{tool: "append_file", args: a("path", "{root}/log.txt", "content", "second\n")},
+	{tool: "append_file", args: a("path", "{root}/log.txt", "content", "no newline")},
+	{tool: "append_file", args: a("path", "{root}/new-log.txt", "content", "created\n")},
+	{tool: "append_file", args: a("path", "{root}/link-to-hello.txt", "content", "via link\n")},
+	{tool: "append_file", args: a("path", "{root}/src", "content", "x")},
+	{tool: "append_file", args: a("path", "{root}/nodir/log.txt", "content", "x")},
+	{tool: "append_file", args: a("path", "/tmp/mcpwire-fs-outside.txt", "content", "x")},
+	{tool: "append_file", args: a("path", "{root}/log.txt", "content", "")},
+	{tool: "read_text_file", args: p("{root}/log.txt")},
+	// copy_file.
+	{tool: "copy_file", args: a("source", "{root}/code.py", "destination", "{root}/code-copy.py")},
+	{tool: "copy_file", args: a("source", "{root}/code.py", "destination", "{root}/hello.txt")},
+	{tool: "copy_file", args: a("source", "{root}/src", "destination", "{root}/src-copy")},
+	{tool: "copy_file", args: a("source", "{root}/missing.txt", "destination", "{root}/copy.txt")},
+	{tool: "copy_file", args: a("source", "{root}/hello.txt", "destination", "{root}/nodir/copy.txt")},
+	{tool: "copy_file", args: a("source", "{root}/hello.txt", "destination", "/tmp/mcpwire-fs-outside-copy.txt")},
+	{tool: "copy_file", args: a("source", "/etc/hostname", "destination", "{root}/hostname")},
+	{tool: "copy_file", args: a("source", "{root}/link-to-hello.txt", "destination", "{root}/unicode/copied-through-link.txt")},
+	{tool: "copy_file", args: a("source", "{root}/empty.txt", "destination", "{root}/emptydir/empty-copy.txt")},
+	{tool: "get_file_info", args: p("{root}/code-copy.py")},
+	// edit_file of 2.3.0: line endings kept, indentation, closest text.
+	{tool: "edit_file", args: a("path", "{root}/crlf-edit.txt", "edits", []map[string]any{{"oldText": "two\nthree", "newText": "2\n3"}})},
+	{tool: "edit_file", args: a("path", "{root}/tabs.go", "edits", []map[string]any{{"oldText": "    if x {\n        return 1\n    }", "newText": "    if y {\n        return 2\n    }\n    return 3"}})},
+	{tool: "edit_file", args: a("path", "{root}/tabs.go", "edits", []map[string]any{{"oldText": "  return 2\n", "newText": "  return 22"}}, "dryRun", true)},
+	{tool: "edit_file", args: a("path", "{root}/edit-me.txt", "edits", []map[string]any{{"oldText": "delta", "newText": "DELTA"}, {"oldText": "zeta\n eta", "newText": "x"}})},
+	{tool: "edit_file", args: a("path", "{root}/edit-me.txt", "edits", []map[string]any{{"oldText": "kappa\nlambda\nmu\nnu\nxi\nomicron", "newText": "x"}})},
+	{tool: "edit_file", args: a("path", "{root}/empty.txt", "edits", []map[string]any{{"oldText": "a", "newText": "b"}})},
+	{tool: "read_text_file", args: p("{root}/tabs.go")},
+	{tool: "get_file_info", args: p("{root}/crlf-edit.txt")},
 	{tool: "list_directory", args: p("{root}")},
 }
 
@@ -278,7 +326,7 @@ func TestDifferential(t *testing.T) {
 				}
 				makeTree(t, d)
 			}
-			theirs := startOfficial(t, []string{official}, nil)
+			theirs := startOfficialArgs(t, []string{official}, mcp.Version(v.name[strings.IndexByte(v.name, '/')+1:]), nil)
 			ours := v.start(t, mine)
 			for i, s := range differentialSteps {
 				want := callTool(t, theirs, official, s.tool, s.args)
@@ -327,15 +375,20 @@ func compare(t *testing.T, i int, s step, want, got callResult) {
 
 var _ = client.Options{}
 
-// bounded makes the official schemas' head and tail what ours are on
-// purpose (see "Intended differences" in the package documentation):
-// whole numbers from 1 to maxLines, not any number.
+// bounded makes the official schemas' numbers what ours are on purpose
+// (see "Intended differences" in the package documentation): head and
+// tail from 1 (2.3.0: from 0), and depth's exclusiveMinimum 0 written as
+// minimum 1 (the same integers).
 func bounded(schema map[string]any) {
 	props, _ := schema["properties"].(map[string]any)
 	for _, name := range []string{"head", "tail"} {
-		if p, ok := props[name].(map[string]any); ok && p["type"] == "number" {
-			p["type"], p["minimum"], p["maximum"] = "integer", 1, maxLines
+		if p, ok := props[name].(map[string]any); ok && p["type"] == "integer" {
+			p["minimum"] = 1
 		}
+	}
+	if p, ok := props["depth"].(map[string]any); ok && p["exclusiveMinimum"] != nil {
+		delete(p, "exclusiveMinimum")
+		p["minimum"] = 1
 	}
 }
 

@@ -1,7 +1,8 @@
-// Package filesystem is an MCP filesystem server: the tools of the
-// official @modelcontextprotocol/server-filesystem (version 2026.8.31),
-// with the same names, arguments, annotations, output schemas and result
-// texts, confined to a set of allowed directories by os.Root. It is what
+// Package filesystem is an MCP filesystem server: the tools and the file
+// resources of the official @modelcontextprotocol/server-filesystem
+// (version 2.3.0), with the same names, arguments, annotations, output
+// schemas and result texts, confined to a set of allowed directories by
+// os.Root. It is what
 // mcpwire serve filesystem runs, and it embeds in any mcpwire server.
 //
 // # Serving it
@@ -27,11 +28,22 @@
 // # The tools
 //
 // read_text_file (head, tail), read_file (deprecated, the same),
-// read_media_file, read_multiple_files, write_file, edit_file (dryRun; a
-// unified diff, as jsdiff writes it), create_directory, list_directory,
-// list_directory_with_sizes (sortBy), directory_tree (excludePatterns),
-// move_file, search_files (glob patterns as minimatch reads them,
-// excludePatterns), get_file_info and list_allowed_directories. Paths are
+// read_media_file, read_multiple_files, write_file, append_file (creates
+// the file when missing, never changes what is there), edit_file (dryRun;
+// a unified diff, as jsdiff writes it; the file keeps its line endings;
+// an oldText that matches nowhere is answered with the closest lines of
+// the file, numbered), create_directory, list_directory,
+// list_directory_with_sizes (sortBy), directory_tree (excludePatterns,
+// depth), move_file, copy_file (one regular file, never over anything),
+// search_files (glob patterns as minimatch reads them, excludePatterns;
+// directories it could not read are named after the matches),
+// get_file_info and list_allowed_directories. The resource template
+// file://{+path} (FileTemplate) reads any file the tools can read, as text
+// or as a base64 blob; resources/list stays empty.
+//
+// Options.ReadOnly lists only the tools annotated readOnlyHint (the
+// official --read-only); Options.ReadOnlyDirs names directories the tools
+// read but never write into (--read-only-dir; see Confinement). Paths are
 // absolute, or relative to the first allowed directory; ~ is the home
 // directory. Every failure is a tool result with isError set and a text
 // worded as the official server words it ("ENOENT: no such file or
@@ -55,6 +67,15 @@
 // renaming without replacing (renameat2 with RENAME_NOREPLACE) and a
 // file's birth time (statx), use the descriptor of such an open directory
 // and one plain name, never following a link.
+//
+// A read-only directory (Options.ReadOnlyDirs) refuses every write below
+// it: write_file, append_file, edit_file (even with dryRun), a
+// copy_file into it (copying out is a read), create_directory, and a
+// move_file whose source or destination is in it or holds it. The check
+// runs on the real path a request resolves to, so a symbolic link into
+// it is refused too, and the directory is known by the path the system
+// has for it now (it is held open), so a rename of it or of a directory
+// above it does not lift the marking. The client's roots never do.
 //
 // # Limits
 //
@@ -96,29 +117,32 @@
 //
 // # Intended differences from the official server
 //
-// The differential test (TestDifferential) runs more than a hundred calls
-// against both servers on identical trees and compares texts and the
-// trees left behind. Where they differ, it is on purpose:
+// The differential test (TestDifferential) runs about 170 calls against
+// both servers (2.3.0, from npm, in both protocol eras) on identical
+// trees and compares texts and the trees left behind; TestDifferentialFlags
+// does the same with --read-only-dir and --read-only. Where they differ,
+// it is on purpose:
 //
 //   - Limits: reads, writes and listings are bounded (see Limits); the
-//     official server reads anything, whole, into memory.
-//   - A FIFO, socket or device is refused as "not a regular file"; the
-//     official server would block on it or read forever.
+//     official server reads anything, whole, into memory, and stops a walk
+//     at 100,000 entries with its own text.
 //   - head and tail are whole numbers from 1 to 2^53-1, as their input
-//     schemas say ("type": "integer", "minimum", "maximum"); anything else
-//     is an invalid-argument error naming the argument and the bound. The
-//     official server takes any number with JavaScript's rules: 0 means
-//     not given, a fraction rounds (up for head, down for tail), a
-//     negative head reads nothing, a negative tail drops lines from the
-//     start, and a tail of -1e300 is read as it comes.
+//     schemas say; 2.3.0 takes 0 (no lines). directory_tree's depth is
+//     written minimum 1 where 2.3.0 writes exclusiveMinimum 0 (the same
+//     integers). Anything else is an invalid-argument error naming the
+//     argument and the bound.
+//   - write_file and edit_file replace an existing file by renaming a new
+//     one over it: a failed write leaves the old content, never part of
+//     the new; 2.3.0 writes in place (the file keeps its inode and hard
+//     links, and a failure can leave it half written).
+//   - move_file between two file systems fails (EXDEV); 2.3.0 copies and
+//     removes. Its error for a missing source names the destination where
+//     2.3.0 names its staging file.
 //   - edit_file refuses a file that is not valid UTF-8, which the official
 //     server would rewrite with its invalid bytes replaced by U+FFFD.
-//   - list_directory_with_sizes shows size 0 for a link leading outside
-//     the allowed directories; the official server follows it and shows
-//     the size of what it reaches outside.
 //   - move_file refuses to move an allowed directory itself.
 //   - The texts of invalid-argument errors come from mcpwire's schema
-//     validator; tool schemas omit the draft-07 $schema member.
+//     validator; tool schemas omit the $schema member.
 //   - get_file_info names a time zone other than UTC by its abbreviation
 //     (CEST), where JavaScript writes its long name (Central European
 //     Summer Time).
@@ -130,7 +154,11 @@
 //     matches one UTF-16 code unit.
 //   - The roots of a legacy session are asked at its first tool call, not
 //     right after initialization, so that the call sees them (see Roots).
+//   - Without directories, a legacy client that gives no roots gets the
+//     official "Server cannot operate" text on every call; 2.3.0 closes
+//     the connection and exits.
 //   - The server has instructions and is named mcpwire-filesystem; an
 //     allowed directory that does not exist fails New (the official server
-//     warns and skips it).
+//     warns and skips it). resources/read of a file larger than
+//     MaxReadBytes is an invalid-params error.
 package filesystem

@@ -40,7 +40,9 @@ const (
 	// roots capability decides what the tools may touch.
 	RootsReplace RootsPolicy = iota
 	// RootsWithin: the client's roots replace the configured directories,
-	// but only roots inside a configured directory count; the others are
+	// confined to them (2.3.0's --confine-roots): a root inside a
+	// configured directory is kept, a root that holds configured
+	// directories is narrowed to them, and a root that overlaps none is
 	// ignored. The client can narrow access, never widen it.
 	RootsWithin
 	// RootsIgnore: the configured directories always apply.
@@ -63,6 +65,21 @@ type Options struct {
 	// per call. Without it, modern requests use the configured
 	// directories; see the package documentation.
 	ModernRoots bool
+	// ReadOnly withholds every tool that can change the file system: only
+	// the tools annotated readOnlyHint true are listed (2.3.0's
+	// --read-only). A tool added later is withheld unless it says it
+	// cannot write.
+	ReadOnly bool
+	// ReadOnlyDirs are directories the tools may read but never write
+	// into (2.3.0's --read-only-dir): a write, an append, a copy into one,
+	// an edit (even a dry run), a directory created in one, and a move
+	// whose source or destination is in one or holds one, are refused
+	// with the official "Access denied - read-only directory" text. Each
+	// must exist when New runs; it is an allowed directory too. The
+	// marking holds whatever the client's roots, and follows the
+	// directory: a symbolic link into it, or a rename of it or of a
+	// directory above it, does not lift it.
+	ReadOnlyDirs []string
 	// RootsTimeout overrides DefaultRootsTimeout.
 	RootsTimeout time.Duration
 	// Logger receives diagnostics (roots that could not be used, for
@@ -76,6 +93,7 @@ type FS struct {
 	opts Options
 	log  *slog.Logger
 	base *dirSet // the configured directories
+	ro   []*readOnlyDir
 
 	mu       sync.Mutex
 	sessions map[*server.Session]*sessionRoots
@@ -108,11 +126,17 @@ func New(dirs []string, opts *Options) (*FS, error) {
 	if f.log == nil {
 		f.log = slog.New(slog.DiscardHandler)
 	}
-	base, err := openDirs(dirs)
+	ro, err := openReadOnlyDirs(f.opts.ReadOnlyDirs)
 	if err != nil {
 		return nil, err
 	}
-	f.base = base
+	// A read-only directory is an allowed directory too, as in 2.3.0.
+	base, err := openDirs(append(append([]string(nil), dirs...), f.opts.ReadOnlyDirs...))
+	if err != nil {
+		closeReadOnlyDirs(ro)
+		return nil, err
+	}
+	f.base, f.ro = base, ro
 	return f, nil
 }
 
@@ -132,6 +156,7 @@ func (f *FS) Close() error {
 		st.drop()
 	}
 	f.base.release()
+	closeReadOnlyDirs(f.ro)
 	return nil
 }
 

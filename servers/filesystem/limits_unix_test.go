@@ -17,7 +17,7 @@ func TestNotRegularFiles(t *testing.T) {
 	cs := startOurs(t, []string{dir}, nil, "2025-11-25", nil)
 	for _, tool := range []string{"read_text_file", "read_media_file"} {
 		r := callTool(t, cs, dir, tool, a("path", "fifo"))
-		if !r.IsError || !strings.Contains(r.Text, "is not a regular file") {
+		if !r.IsError || !strings.Contains(r.Text, "Cannot read: not a regular file: ") {
 			t.Errorf("%s of a FIFO: %+v", tool, r)
 		}
 	}

@@ -69,7 +69,7 @@ func entryKind(e entry) string {
 
 // openListed resolves a path to a directory to list.
 func (c *call) openListed(p string) (*os.Root, string, error) {
-	t, err := c.set.resolve(p)
+	t, err := c.resolve(p, forRead)
 	if err != nil {
 		return nil, "", err
 	}
@@ -115,31 +115,36 @@ func (c *call) listDirectoryWithSizes(ctx context.Context, args *listSizesArgs) 
 	type sized struct {
 		name  string
 		dir   bool
-		size  int64
+		size  int64 // -1: unknown
 		order int
 	}
 	list := make([]sized, len(entries))
-	var files, dirs int
+	var files, dirs, unknown int
 	var total int64
 	for i, e := range entries {
-		s := sized{name: jsString(e.Name()), dir: e.IsDir(), order: i}
+		s := sized{name: jsString(e.Name()), dir: e.IsDir(), size: -1, order: i}
 		// Sizes follow links, but only inside the allowed directories: a
-		// link leading elsewhere shows 0, as one that leads nowhere does.
+		// link leading elsewhere, or nowhere, and an entry gone meanwhile
+		// have an unknown size, as in the official server.
 		if !e.isLink() {
 			if fi, err := d.Lstat(e.Name()); err == nil {
 				s.size = fi.Size()
 			}
-		} else if t, err := c.set.resolve(filepath.Join(display, e.Name())); err == nil {
+		} else if t, err := c.resolve(filepath.Join(display, e.Name()), forRead); err == nil {
 			if !t.missing {
-				if fi, err := t.parent.Stat(t.base); err == nil {
+				if fi, err := t.parent.Lstat(t.base); err == nil {
 					s.size = fi.Size()
 				}
 			}
 			t.close()
 		}
-		if s.dir {
+		switch {
+		case s.dir:
 			dirs++
-		} else {
+		case s.size < 0:
+			files++
+			unknown++
+		default:
 			files++
 			total += s.size
 		}
@@ -162,7 +167,11 @@ func (c *call) listDirectoryWithSizes(ctx context.Context, args *listSizesArgs) 
 	}
 	var b strings.Builder
 	for _, s := range list {
-		kind, size := "[FILE]", padStart(formatSize(s.size), 10)
+		kind, size := "[FILE]", "unknown"
+		if s.size >= 0 {
+			size = formatSize(s.size)
+		}
+		size = padStart(size, 10)
 		if s.dir {
 			kind, size = "[DIR]", ""
 		}
@@ -170,37 +179,66 @@ func (c *call) listDirectoryWithSizes(ctx context.Context, args *listSizesArgs) 
 	}
 	b.WriteString("\nTotal: " + strconv.Itoa(files) + " files, " + strconv.Itoa(dirs) + " directories\n")
 	b.WriteString("Combined size: " + formatSize(total))
+	switch {
+	case unknown == 1:
+		b.WriteString(" (excludes 1 file of unknown size)")
+	case unknown > 1:
+		b.WriteString(" (excludes " + strconv.Itoa(unknown) + " files of unknown size)")
+	}
 	return b.String(), nil
 }
 
 type treeArgs struct {
 	Path            string   `json:"path"`
 	ExcludePatterns []string `json:"excludePatterns"`
+	Depth           *float64 `json:"depth"`
 }
 
-// treeExcludes compiles directory_tree's exclude patterns: one without a
-// * also excludes that name anywhere, and everything below it.
-func treeExcludes(patterns []string) ([]*glob.Pattern, error) {
-	var out []*glob.Pattern
+// An exclude is one of the excludePatterns of directory_tree and
+// search_files, read as the official server reads them (2.3.0): a pattern
+// with a * is a glob matched as written, and one ending in /** also
+// excludes the directory it names; a pattern without one also matches
+// that name at any depth, and everything below it.
+type exclude struct {
+	forms []*glob.Pattern // any match excludes
+	dir   *glob.Pattern   // the pattern less its /**: matched against directories only
+}
+
+func compileExcludes(patterns []string) ([]exclude, error) {
+	var out []exclude
 	for _, p := range patterns {
 		forms := []string{p}
 		if !strings.Contains(p, "*") {
 			forms = append(forms, "**/"+p, "**/"+p+"/**")
 		}
+		var e exclude
 		for _, f := range forms {
 			g, err := glob.Compile(f)
 			if err != nil {
 				return nil, errorf("Invalid pattern %q: %v", p, err)
 			}
-			out = append(out, g)
+			e.forms = append(e.forms, g)
 		}
+		if strings.Contains(p, "*") && strings.HasSuffix(p, "/**") {
+			g, err := glob.Compile(strings.TrimSuffix(p, "/**"))
+			if err != nil {
+				return nil, errorf("Invalid pattern %q: %v", p, err)
+			}
+			e.dir = g
+		}
+		out = append(out, e)
 	}
 	return out, nil
 }
 
-func excluded(rel string, ex []*glob.Pattern) bool {
-	for _, g := range ex {
-		if g.Match(rel) {
+func excluded(rel string, isDir bool, ex []exclude) bool {
+	for _, e := range ex {
+		for _, g := range e.forms {
+			if g.Match(rel) {
+				return true
+			}
+		}
+		if isDir && e.dir != nil && e.dir.Match(rel) {
 			return true
 		}
 	}
@@ -208,9 +246,15 @@ func excluded(rel string, ex []*glob.Pattern) bool {
 }
 
 func (c *call) directoryTree(ctx context.Context, args *treeArgs) (string, error) {
-	ex, err := treeExcludes(args.ExcludePatterns)
+	ex, err := compileExcludes(args.ExcludePatterns)
 	if err != nil {
 		return "", err
+	}
+	depth := int64(maxLines)
+	if args.Depth != nil {
+		if depth, err = wholeNumber("depth", "a whole number of levels", *args.Depth); err != nil {
+			return "", err
+		}
 	}
 	d, display, err := c.openListed(args.Path)
 	if err != nil {
@@ -218,34 +262,45 @@ func (c *call) directoryTree(ctx context.Context, args *treeArgs) (string, error
 	}
 	defer d.Close()
 	var b strings.Builder
-	budget := c.opts.MaxEntries
-	if err := c.tree(ctx, &b, d, display, "", ex, 0, &budget); err != nil {
+	w := &treeWalk{c: c, b: &b, ex: ex, depth: depth, budget: c.opts.MaxEntries}
+	if err := w.tree(ctx, d, display, "", 1); err != nil {
 		return "", err
 	}
 	return b.String(), nil
 }
 
-// tree writes the JSON array of the entries of d, as JSON.stringify(tree,
-// null, 2) writes it at the given depth. Links are files: they are not
-// followed.
-func (c *call) tree(ctx context.Context, b *strings.Builder, d *os.Root, display, rel string, ex []*glob.Pattern, depth int, budget *int) error {
+// A treeWalk writes directory_tree's JSON.
+type treeWalk struct {
+	c      *call
+	b      *strings.Builder
+	ex     []exclude
+	depth  int64 // the last level whose directories are read
+	budget int
+}
+
+// tree writes the JSON array of the entries of d, at the given level (1
+// for the entries of the path asked), as JSON.stringify(tree, null, 2)
+// writes it. Links are files: they are not followed. Directories at the
+// depth limit are not read and have no children.
+func (w *treeWalk) tree(ctx context.Context, d *os.Root, display, rel string, level int64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := c.readDir(d, display, *budget)
+	entries, err := w.c.readDir(d, display, w.budget)
 	if err != nil {
 		return err
 	}
-	indent := strings.Repeat("  ", depth)
+	b := w.b
+	indent := strings.Repeat("  ", int(2*(level-1)))
 	first := true
 	for _, e := range entries {
-		if *budget--; *budget < 0 {
-			return tooMany(c.opts.MaxEntries)
-		}
 		name := e.Name()
 		erel := path.Join(rel, name)
-		if excluded(erel, ex) {
+		if excluded(jsString(erel), e.IsDir(), w.ex) {
 			continue
+		}
+		if w.budget--; w.budget < 0 {
+			return tooMany(w.c.opts.MaxEntries)
 		}
 		if first {
 			b.WriteString("[\n")
@@ -259,12 +314,16 @@ func (c *call) tree(ctx context.Context, b *strings.Builder, d *os.Root, display
 			b.WriteString(",\n" + indent + `    "type": "file"` + "\n" + indent + "  }")
 			continue
 		}
+		if level >= w.depth {
+			b.WriteString(",\n" + indent + `    "type": "directory"` + "\n" + indent + "  }")
+			continue
+		}
 		b.WriteString(",\n" + indent + `    "type": "directory",` + "\n" + indent + `    "children": `)
 		sub, err := d.OpenRoot(name)
 		if err != nil {
 			return opErr("scandir", filepath.Join(display, name), err)
 		}
-		err = c.tree(ctx, b, sub, filepath.Join(display, name), erel, ex, depth+2, budget)
+		err = w.tree(ctx, sub, filepath.Join(display, name), erel, level+1)
 		sub.Close()
 		if err != nil {
 			return err
@@ -290,43 +349,49 @@ func (c *call) searchFiles(ctx context.Context, args *searchArgs) (string, error
 	if err != nil {
 		return "", errorf("Invalid pattern %q: %v", args.Pattern, err)
 	}
-	var ex []*glob.Pattern
-	for _, p := range args.ExcludePatterns {
-		g, err := glob.Compile(p)
-		if err != nil {
-			return "", errorf("Invalid pattern %q: %v", p, err)
-		}
-		ex = append(ex, g)
+	ex, err := compileExcludes(args.ExcludePatterns)
+	if err != nil {
+		return "", err
 	}
 	d, display, err := c.openListed(args.Path)
 	if err != nil {
 		return "", err
 	}
 	defer d.Close()
-	var results []string
+	var results, unreadable []string
 	budget := c.opts.MaxEntries
-	s := &search{c: c, pat: pat, ex: ex, base: display, budget: &budget, results: &results}
+	s := &search{c: c, pat: pat, ex: ex, base: display, budget: &budget, results: &results, unreadable: &unreadable}
 	if err := s.walk(ctx, d, "", true); err != nil {
 		return "", err
 	}
-	if len(results) == 0 {
-		return "No matches found", nil
+	text := "No matches found"
+	if len(results) > 0 {
+		text = strings.Join(results, "\n")
 	}
-	return strings.Join(results, "\n"), nil
+	if n := len(unreadable); n > 0 {
+		what := "directories"
+		if n == 1 {
+			what = "directory"
+		}
+		text += "\n\nThe search is incomplete: " + strconv.Itoa(n) + " " + what + " could not be read, and any matches inside are missing:\n" + strings.Join(unreadable, "\n")
+	}
+	return text, nil
 }
 
 type search struct {
-	c       *call
-	pat     *glob.Pattern
-	ex      []*glob.Pattern
-	base    string // the real path searched
-	budget  *int
-	results *[]string
+	c          *call
+	pat        *glob.Pattern
+	ex         []exclude
+	base       string // the real path searched
+	budget     *int
+	results    *[]string
+	unreadable *[]string // the directories below the top that could not be read, with the error's code
 }
 
-// walk searches d, which is base/rel. Unreadable directories below the
-// top are skipped, as in the official server; links are matched when
-// they lead somewhere inside the allowed directories, never followed.
+// walk searches d, which is base/rel. A directory below the top that
+// cannot be read is skipped and named after the results, as in the
+// official server; links are matched when they lead somewhere inside the
+// allowed directories, never followed.
 func (s *search) walk(ctx context.Context, d *os.Root, rel string, top bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -334,22 +399,27 @@ func (s *search) walk(ctx context.Context, d *os.Root, rel string, top bool) err
 	display := filepath.Join(s.base, rel)
 	entries, err := s.c.readDir(d, display, *s.budget)
 	if err != nil {
-		return err
+		var tm *tooManyError
+		if top || errors.As(err, &tm) {
+			return err
+		}
+		*s.unreadable = append(*s.unreadable, unreadableName(display, err))
+		return nil
 	}
 	for _, e := range entries {
-		if *s.budget--; *s.budget < 0 {
-			return tooMany(s.c.opts.MaxEntries)
-		}
 		name := e.Name()
 		erel := name
 		if rel != "" {
 			erel = rel + "/" + name
 		}
-		if e.isLink() && !s.leadsInside(d, name, display+string(filepath.Separator)+name) {
+		jrel := jsString(erel)
+		if excluded(jrel, e.IsDir(), s.ex) {
 			continue
 		}
-		jrel := jsString(erel)
-		if excluded(jrel, s.ex) {
+		if *s.budget--; *s.budget < 0 {
+			return tooMany(s.c.opts.MaxEntries)
+		}
+		if e.isLink() && !s.leadsInside(display+string(filepath.Separator)+name) {
 			continue
 		}
 		if s.pat.Match(jrel) {
@@ -358,12 +428,12 @@ func (s *search) walk(ctx context.Context, d *os.Root, rel string, top bool) err
 		if e.IsDir() {
 			sub, err := d.OpenRoot(name)
 			if err != nil {
+				*s.unreadable = append(*s.unreadable, unreadableName(filepath.Join(display, name), err))
 				continue
 			}
 			err = s.walk(ctx, sub, erel, false)
 			sub.Close()
-			var tm *tooManyError
-			if err != nil && (ctx.Err() != nil || errors.As(err, &tm)) {
+			if err != nil {
 				return err
 			}
 		}
@@ -371,10 +441,22 @@ func (s *search) walk(ctx context.Context, d *os.Root, rel string, top bool) err
 	return nil
 }
 
-// leadsInside reports whether the link name in d leads to something that
+// unreadableName names a directory that could not be read, with the
+// error's code as Node names it (EACCES), when it has one.
+func unreadableName(dir string, err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		if t, ok := errnoText[errno]; ok {
+			return jsString(dir) + " (" + t[0] + ")"
+		}
+	}
+	return jsString(dir)
+}
+
+// leadsInside reports whether the link full leads to something that
 // exists inside the allowed directories.
-func (s *search) leadsInside(d *os.Root, name, full string) bool {
-	t, err := s.c.set.resolve(full)
+func (s *search) leadsInside(full string) bool {
+	t, err := s.c.resolve(full, forRead)
 	if err != nil {
 		return false
 	}
@@ -383,19 +465,19 @@ func (s *search) leadsInside(d *os.Root, name, full string) bool {
 }
 
 func (c *call) getFileInfo(ctx context.Context, args *pathArgs) (string, error) {
-	t, err := c.set.resolve(args.Path)
+	t, err := c.resolve(args.Path, forRead)
 	if err != nil {
 		return "", err
 	}
 	defer t.close()
 	if t.missing {
-		return "", opErr("stat", t.path(), syscall.ENOENT)
+		return "", opErr("lstat", t.path(), syscall.ENOENT)
 	}
 	fi, err := t.parent.Stat(t.base)
 	if err != nil {
 		return "", opErr("stat", t.path(), err)
 	}
-	mode, atime := statDetails(fi)
+	mode, atime, links := statDetails(fi)
 	oct := strconv.FormatUint(uint64(mode), 8)
 	if len(oct) > 3 {
 		oct = oct[len(oct)-3:]
@@ -406,9 +488,15 @@ func (c *call) getFileInfo(ctx context.Context, args *pathArgs) (string, error) 
 		"\naccessed: " + dateString(atime) +
 		"\nisDirectory: " + strconv.FormatBool(fi.IsDir()) +
 		"\nisFile: " + strconv.FormatBool(fi.Mode().IsRegular()) +
-		"\npermissions: " + oct, nil
+		"\npermissions: " + oct +
+		"\nhardLinks: " + strconv.FormatUint(links, 10), nil
 }
 
 func (c *call) listAllowedDirectories(ctx context.Context, _ *struct{}) (string, error) {
-	return "Allowed directories:\n" + strings.Join(c.set.names, "\n"), nil
+	text := "Allowed directories:\n" + strings.Join(c.set.names, "\n")
+	if ro := c.readOnlyList(); len(ro) > 0 {
+		// The read-only directories follow, as in the official server.
+		text += "\n\nRead-only directories (writes refused, whatever the allowed directories in force):\n  " + strings.Join(ro, "\n  ")
+	}
+	return text, nil
 }

@@ -36,14 +36,14 @@ func TestNumericArgumentsAreRangeChecked(t *testing.T) {
 				tools = append(tools, tool)
 			}
 			file := map[string]any{"path": filepath.Join(dir, "lines.txt")}
-			base := map[string]map[string]any{"read_text_file": file, "read_file": file}
+			base := map[string]map[string]any{"read_text_file": file, "read_file": file, "directory_tree": {"path": dir}}
 			n := argtest.CheckNumbers(t, tools, base, func(tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
 				ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 				defer cancel()
 				return cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 			})
 			if n == 0 {
-				t.Error("no numeric argument found: head and tail of read_text_file are")
+				t.Error("no numeric argument found: head and tail of read_text_file, depth of directory_tree are")
 			}
 		})
 	}

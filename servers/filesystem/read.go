@@ -36,14 +36,20 @@ const maxLines = 1<<53 - 1
 // conversion of an out-of-range float is undefined: -1e300 became a
 // negative index).
 func lineCount(name string, v float64) (int64, error) {
+	return wholeNumber(name, "a whole number of lines", v)
+}
+
+// wholeNumber is lineCount for any count from 1 to maxLines; what names
+// it in the error.
+func wholeNumber(name, what string, v float64) (int64, error) {
 	if v != math.Trunc(v) || v < 1 || v > maxLines {
-		return 0, errorf("%s must be a whole number of lines from 1 to %d, not %v", name, int64(maxLines), v)
+		return 0, errorf("%s must be %s from 1 to %d, not %v", name, what, int64(maxLines), v)
 	}
 	return int64(v), nil
 }
 
 func (c *call) readTextFile(ctx context.Context, args *readTextArgs) (string, error) {
-	t, err := c.set.resolve(args.Path)
+	t, err := c.resolve(args.Path, forRead)
 	if err != nil {
 		return "", err
 	}
@@ -73,20 +79,26 @@ func (c *call) readTextFile(ctx context.Context, args *readTextArgs) (string, er
 }
 
 // openRegular opens the target for reading, refusing what is not a
-// regular file: a directory fails as in Node; a FIFO or a device, which
-// would block or never end, is refused.
+// regular file, as the official server does: a directory (EISDIR), and
+// a FIFO, socket or device, which would block or never end. The file
+// opened must be the one the resolution saw (a link or another file
+// swapped in meanwhile is refused).
 func (c *call) openRegular(t *target) (*os.File, fs.FileInfo, error) {
+	switch {
+	case t.missing:
+		return nil, nil, opErr("lstat", t.path(), syscall.ENOENT)
+	case t.info.IsDir():
+		return nil, nil, opErr("read", t.path(), syscall.EISDIR)
+	case !t.info.Mode().IsRegular():
+		return nil, nil, errorf("Cannot read: not a regular file: %s", t.path())
+	}
 	f, fi, err := t.openFile("open")
 	if err != nil {
 		return nil, nil, err
 	}
-	switch {
-	case fi.IsDir():
+	if !fi.Mode().IsRegular() || !os.SameFile(fi, t.info) {
 		f.Close()
-		return nil, nil, opErr("read", "", syscall.EISDIR)
-	case !fi.Mode().IsRegular():
-		f.Close()
-		return nil, nil, errorf("Cannot read %s: it is not a regular file (%s)", t.path(), fi.Mode().Type())
+		return nil, nil, errorf("Refusing to read: %s was replaced while it was being opened", t.path())
 	}
 	return f, fi, nil
 }
@@ -132,8 +144,10 @@ func (c *call) readAll(t *target, limit int64) ([]byte, error) {
 	}
 }
 
-// head returns the first n lines, as the official server's headFile: the
-// lines up to n, joined by \n, without the newline of the last.
+// head returns the first n lines, as the official server's headFile
+// (2.3.0): the lines up to n, each without its line ending (LF, or
+// CRLF), joined by \n; when the file has fewer, what follows its last
+// newline too, as it is.
 func (c *call) head(t *target, n int64) (string, error) {
 	f, _, err := c.openRegular(t)
 	if err != nil {
@@ -146,10 +160,11 @@ func (c *call) head(t *target, n int64) (string, error) {
 	}
 	var buf []byte
 	lines := int64(0)
+	complete := false
 	chunk := make([]byte, min(64<<10, limit+1))
+read:
 	for {
 		m, err := f.Read(chunk)
-		// Count complete lines in what was read; stop once there are enough.
 		data := chunk[:m]
 		for {
 			i := bytes.IndexByte(data, '\n')
@@ -157,35 +172,50 @@ func (c *call) head(t *target, n int64) (string, error) {
 				break
 			}
 			if lines++; lines >= n {
-				if buf = append(buf, data[:i]...); int64(len(buf)) > limit {
-					return "", tooMuch()
-				}
-				return decodeUTF8(buf), nil
+				buf = append(buf, data[:i]...)
+				complete = true
+				break read
 			}
 			buf = append(buf, data[:i+1]...)
 			data = data[i+1:]
 		}
 		buf = append(buf, data...)
-		if int64(len(bytes.TrimSuffix(buf, []byte("\n")))) > limit {
+		if int64(len(buf)) > limit+1 {
 			return "", tooMuch()
 		}
 		if err == io.EOF {
-			// The last line, if it has no newline, counts too.
-			return decodeUTF8(bytes.TrimSuffix(buf, []byte("\n"))), nil
+			break
 		}
 		if err != nil {
 			return "", opErr("read", "", err)
 		}
 	}
+	if int64(len(buf)) > limit {
+		return "", tooMuch()
+	}
+	parts := bytes.Split(buf, []byte("\n"))
+	done := len(parts)
+	if !complete {
+		done-- // what follows the last newline, kept as it is (if any)
+		if len(parts[done]) == 0 {
+			parts = parts[:done]
+		}
+	}
+	for i := range done {
+		parts[i] = bytes.TrimSuffix(parts[i], []byte("\r"))
+	}
+	return decodeUTF8(bytes.Join(parts, []byte("\n"))), nil
 }
 
 // tailChunk is the step in which the official server reads a file
 // backwards; where it stops decides which bytes it decodes.
 const tailChunk = 1024
 
-// tail returns the last n lines as the official server's tailFile: it
-// reads 1 KiB chunks from the end until they hold n newlines, decodes
-// them, and keeps the last n parts split on \n, CRLF made LF.
+// tail returns the last n lines as the official server's tailFile
+// (2.3.0): it reads 1 KiB chunks from the end until they hold n newlines
+// (n+1 when the file ends with one: a final newline ends the last line),
+// decodes them, makes CRLF LF, drops one final newline, and keeps the
+// last n parts split on \n.
 func (c *call) tail(t *target, n int64) (string, error) {
 	f, fi, err := c.openRegular(t)
 	if err != nil {
@@ -201,7 +231,15 @@ func (c *call) tail(t *target, n int64) (string, error) {
 	const block = 64 * tailChunk
 	var data []byte
 	pos, newlines := size, int64(0)
-	for pos > 0 && newlines < n {
+	need := n
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil && err != io.EOF {
+		return "", opErr("read", "", err)
+	}
+	if last[0] == '\n' && need < maxLines {
+		need++
+	}
+	for pos > 0 && newlines < need {
 		start := max(0, pos-block)
 		buf := make([]byte, pos-start)
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
@@ -210,7 +248,7 @@ func (c *call) tail(t *target, n int64) (string, error) {
 		// Walk the block's chunks from its end.
 		end := int64(len(buf))
 		cut := int64(0) // where, in buf, reading stops
-		for end > 0 && newlines < n {
+		for end > 0 && newlines < need {
 			cs := max(0, end-tailChunk)
 			newlines += int64(bytes.Count(buf[cs:end], []byte("\n")))
 			end = cs
@@ -225,7 +263,7 @@ func (c *call) tail(t *target, n int64) (string, error) {
 			break
 		}
 	}
-	text := strings.ReplaceAll(decodeUTF8(data), "\r\n", "\n")
+	text := strings.TrimSuffix(strings.ReplaceAll(decodeUTF8(data), "\r\n", "\n"), "\n")
 	parts := strings.Split(text, "\n")
 	// slice(-n): the last n parts.
 	if n < int64(len(parts)) {
@@ -247,7 +285,7 @@ var mimeTypes = map[string]string{
 }
 
 func (c *call) readMediaFile(ctx context.Context, args *pathArgs) (*mcp.CallToolResult, error) {
-	t, err := c.set.resolve(args.Path)
+	t, err := c.resolve(args.Path, forRead)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +348,7 @@ func (c *call) readMultipleFiles(ctx context.Context, args *readMultipleArgs) (s
 			return "", err
 		}
 		content, err := func() (string, error) {
-			t, err := c.set.resolve(p)
+			t, err := c.resolve(p, forRead)
 			if err != nil {
 				return "", err
 			}

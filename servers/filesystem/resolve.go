@@ -75,7 +75,8 @@ func (s *dirSet) walk(t *target, dir *allowedDir, queue []string) error {
 	cur, own := dir.root, false
 	var real []string
 	links := 0
-	pending := 0 // how many components at the head of queue come from link targets
+	pending := 0   // how many components at the head of queue come from link targets
+	lastLink := "" // the path of the last link followed
 	fail := func(err error) error {
 		if own {
 			cur.Close()
@@ -105,7 +106,7 @@ func (s *dirSet) walk(t *target, dir *allowedDir, queue []string) error {
 				return fail(opErr("realpath", t.abs, err))
 			}
 			if fromLink || pending > 0 { // a link that leads nowhere
-				return fail(errorf("Parent directory does not exist: %s", filepath.Dir(t.abs)))
+				return fail(errorf("Broken symlink: %s points to a target that does not exist", lastLink))
 			}
 			*t = target{abs: t.abs, dir: dir, real: real, parent: cur, own: own, base: c, tail: queue, missing: true}
 			return nil
@@ -119,6 +120,7 @@ func (s *dirSet) walk(t *target, dir *allowedDir, queue []string) error {
 			if err != nil {
 				return fail(opErr("realpath", t.abs, err))
 			}
+			lastLink = filepath.Join(append(append([]string{dir.real}, real...), c)...)
 			var to string
 			if filepath.IsAbs(dest) {
 				to = filepath.Clean(dest)

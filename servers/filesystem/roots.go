@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,9 +98,11 @@ func (f *FS) dirsFor(ctx context.Context, req *server.Request) (*dirSet, error) 
 			f.log.Warn("filesystem: asking the client for its roots failed", "error", err)
 			return f.acquireBase()
 		}
-		if set := f.rootsSet(res.Roots); set != nil {
+		set := f.rootsSet(res.Roots)
+		if len(set.dirs) > 0 {
 			return set, nil // held once: the caller's release closes it
 		}
+		set.release()
 		return f.acquireBase()
 	}
 	st, err := f.session(req.Session)
@@ -119,12 +122,22 @@ func (f *FS) dirsFor(ctx context.Context, req *server.Request) (*dirSet, error) 
 		case err != nil:
 			f.log.Warn("filesystem: asking the client for its roots failed; keeping the current directories", "error", err)
 		default:
-			if set := f.rootsSet(res.Roots); set != nil {
+			// Once roots are in force, roots that name no usable directory
+			// withdraw access (as in the official server, 2.3.0): a client
+			// that withdraws its roots withdraws the server's access too.
+			// Before, the configured directories stay.
+			set := f.rootsSet(res.Roots)
+			switch {
+			case len(set.dirs) > 0 || st.set != nil:
+				if len(set.dirs) == 0 {
+					f.log.Warn("filesystem: the client's roots name no usable directory; access withdrawn until they do")
+				}
 				if st.set != nil {
 					st.set.release()
 				}
 				st.set = set
-			} else {
+			default:
+				set.release()
 				f.log.Warn("filesystem: the client gave no usable root; keeping the current directories")
 			}
 		}
@@ -167,12 +180,23 @@ func (f *FS) rootsAsked(req *server.Request) bool {
 	return req.Session != nil || f.opts.ModernRoots && req.IsModern()
 }
 
-// rootsSet opens the roots that name existing directories (and, with
-// RootsWithin, lie inside a configured directory), or returns nil when
-// none does.
+// rootsSet opens the roots that name existing directories, known by
+// the path the client gave and by their real path (as the official
+// server knows them). With RootsWithin, each is confined to the
+// configured directories: kept when inside one, narrowed to the
+// configured directories it holds, ignored when it overlaps none. The
+// set may be empty.
 func (f *FS) rootsSet(roots []mcp.Root) *dirSet {
 	s := &dirSet{}
 	s.refs.Store(1)
+	have := func(names []string) bool {
+		for _, n := range names {
+			if !slices.Contains(s.names, n) {
+				return false
+			}
+		}
+		return true
+	}
 	for _, r := range roots {
 		p, err := rootPath(r.URI)
 		if err != nil {
@@ -184,16 +208,49 @@ func (f *FS) rootsSet(roots []mcp.Root) *dirSet {
 			f.log.Warn("filesystem: skipping a root", "uri", r.URI, "error", err)
 			continue
 		}
-		d.names = []string{d.real} // roots are known by their real paths, as in the official server
-		if f.opts.Roots == RootsWithin && !f.base.contains(d.real) {
-			f.log.Warn("filesystem: skipping a root outside the configured directories", "uri", r.URI)
-			d.root.Close()
+		if f.opts.Roots != RootsWithin || len(f.base.dirs) == 0 {
+			if have(d.names) {
+				d.root.Close()
+			} else {
+				s.add(d)
+			}
 			continue
 		}
-		s.add(d)
-	}
-	if len(s.dirs) == 0 {
-		return nil
+		// Confined: the names of the root inside a configured directory,
+		// and the configured directories inside the root.
+		var inside []string
+		for _, n := range d.names {
+			if f.base.contains(n) {
+				inside = append(inside, n)
+			}
+		}
+		var held []*allowedDir
+		for _, bd := range f.base.dirs {
+			if withinAny(bd.real, d.names) {
+				held = append(held, bd)
+			}
+		}
+		if len(inside) == 0 && len(held) == 0 {
+			f.log.Warn("filesystem: ignoring a root outside the configured directories (confined)", "uri", r.URI)
+		}
+		if len(inside) > 0 && !have(inside) {
+			d.names = inside
+			s.add(d)
+		} else {
+			d.root.Close()
+		}
+		for _, bd := range held {
+			if have(bd.names) {
+				continue
+			}
+			nd, err := openDir(bd.real)
+			if err != nil {
+				f.log.Warn("filesystem: skipping a configured directory", "dir", bd.real, "error", err)
+				continue
+			}
+			nd.names = bd.names
+			s.add(nd)
+		}
 	}
 	return s
 }

@@ -101,12 +101,17 @@ func TestRootsReplace(t *testing.T) {
 				t.Fatal(err)
 			}
 			await(allowedText(dc))
+			// Roots that name no usable directory, once roots are in force,
+			// withdraw access (2.3.0): nothing is allowed until they do.
 			rc.set(filepath.Join(da, "missing"))
 			cs.NotifyRootsChanged(t.Context())
-			if official {
-				return // nothing to wait for: the roots stay
+			await("Allowed directories:\n")
+			if r := callTool(t, cs, "", "read_text_file", a("path", filepath.Join(dc, "which.txt"))); !r.IsError || !strings.HasPrefix(r.Text, "Access denied - no allowed directories") {
+				t.Errorf("read after the roots were withdrawn: %+v", r)
 			}
-			await(allowedText(dc))
+			if official {
+				return
+			}
 			rc.mu.Lock()
 			defer rc.mu.Unlock()
 			if rc.asked != 3 {

@@ -178,8 +178,16 @@ func startOurs(t testing.TB, dirs []string, opts *Options, version mcp.Version, 
 	return cs
 }
 
-// startOfficial starts the official server from npm over dirs.
+// startOfficial starts the official server from npm over dirs, in the
+// legacy era.
 func startOfficial(t testing.TB, dirs []string, copts *client.Options) *client.Session {
+	t.Helper()
+	return startOfficialArgs(t, dirs, "2025-11-25", copts)
+}
+
+// startOfficialArgs starts the official server from npm with the command
+// line args (its options and directories), in the given revision.
+func startOfficialArgs(t testing.TB, args []string, version mcp.Version, copts *client.Options) *client.Session {
 	t.Helper()
 	node, server := peers.Filesystem(t)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
@@ -188,8 +196,8 @@ func startOfficial(t testing.TB, dirs []string, copts *client.Options) *client.S
 	if copts != nil {
 		o = *copts
 	}
-	o.Version = "2025-11-25" // the official server speaks the legacy era only
-	cmd := exec.Command(node, append([]string{server}, dirs...)...)
+	o.Version = version
+	cmd := exec.Command(node, append([]string{server}, args...)...)
 	cs, err := client.New(clientInfo, &o).Connect(ctx, command.New(cmd, nil))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -89,13 +92,13 @@ func birthTime(dir *os.Root, name string) time.Time {
 	return t
 }
 
-// statDetails returns the mode bits (permissions in the low nine) and the
-// access time of a file.
-func statDetails(fi os.FileInfo) (uint32, time.Time) {
+// statDetails returns the mode bits (permissions in the low nine), the
+// access time and the number of hard links of a file.
+func statDetails(fi os.FileInfo) (uint32, time.Time, uint64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Mode, time.Unix(st.Atim.Sec, st.Atim.Nsec)
+		return st.Mode, time.Unix(st.Atim.Sec, st.Atim.Nsec), uint64(st.Nlink)
 	}
-	return uint32(fi.Mode().Perm()), fi.ModTime()
+	return uint32(fi.Mode().Perm()), fi.ModTime(), 1
 }
 
 // listDir reads the entries of dir (f, opened in it) with the types the
@@ -182,4 +185,22 @@ func direntType(t uint8) fs.FileMode {
 		return fs.ModeDevice
 	}
 	return unknownType
+}
+
+// currentPath is where the open directory f is now, as the kernel
+// tracks it (/proc/self/fd): a rename of it, or of a directory above it,
+// shows. It is false when the directory was removed or cannot be told.
+func currentPath(f *os.File) (string, bool) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return "", false
+	}
+	var p string
+	var rerr error
+	if err := rc.Control(func(fd uintptr) {
+		p, rerr = os.Readlink("/proc/self/fd/" + strconv.Itoa(int(fd)))
+	}); err != nil || rerr != nil || !filepath.IsAbs(p) || strings.HasSuffix(p, " (deleted)") {
+		return "", false
+	}
+	return p, true
 }

@@ -32,10 +32,10 @@ func birthTime(dir *os.Root, name string) time.Time {
 	return time.Unix(0, 0)
 }
 
-// statDetails returns the permission bits and, for want of a portable
-// access time, the modification time.
-func statDetails(fi os.FileInfo) (uint32, time.Time) {
-	return uint32(fi.Mode().Perm()), fi.ModTime()
+// statDetails returns the permission bits, for want of a portable access
+// time the modification time, and one link.
+func statDetails(fi os.FileInfo) (uint32, time.Time, uint64) {
+	return uint32(fi.Mode().Perm()), fi.ModTime(), 1
 }
 
 // listDir reads the entries of f, a directory opened in dir.
@@ -54,3 +54,7 @@ func listDir(dir *os.Root, f *os.File, limit int) ([]entry, error) {
 		}
 	}
 }
+
+// currentPath cannot tell where a directory is now here: the read-only
+// directories are known by their names only.
+func currentPath(f *os.File) (string, bool) { return "", false }

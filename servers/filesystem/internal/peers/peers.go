@@ -10,14 +10,16 @@ import (
 )
 
 // Filesystem returns the Node 22 binary and the entry point of
-// @modelcontextprotocol/server-filesystem ($NODE22 and $SERVER_FILESYSTEM).
+// @modelcontextprotocol/server-filesystem 2.3.0 ($NODE22 and
+// $SERVER_FILESYSTEM_23), the version whose tools, flags and texts the
+// package follows.
 // Without them the test is skipped, or fails when MCPWIRE_REQUIRE_PEERS=1
 // (as in CI).
 func Filesystem(t testing.TB) (node, server string) {
 	t.Helper()
-	node, server = os.Getenv("NODE22"), os.Getenv("SERVER_FILESYSTEM")
+	node, server = os.Getenv("NODE22"), os.Getenv("SERVER_FILESYSTEM_23")
 	if node == "" || server == "" {
-		msg := "NODE22 and SERVER_FILESYSTEM are not set: run eval \"$(scripts/install-peers.sh)\" and export them"
+		msg := "NODE22 and SERVER_FILESYSTEM_23 are not set: run eval \"$(scripts/install-peers.sh)\" and export them"
 		if os.Getenv("MCPWIRE_REQUIRE_PEERS") == "1" {
 			t.Fatal(msg)
 		}
