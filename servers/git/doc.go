@@ -1,6 +1,8 @@
 // Package git serves a git repository to MCP clients: the twelve tools
 // of the official Python server mcp-server-git (0.6.2), with the same
-// names, arguments and result texts, confined to one repository.
+// names, arguments and result texts, and the remote and history tools its
+// users ask for (git_fetch, git_pull, git_push, git_stash, git_tag,
+// git_merge), confined to one repository.
 //
 //	repo, err := git.Open(ctx, "/home/me/project", nil)
 //	if err != nil { ... }
@@ -24,6 +26,34 @@
 //	git_checkout       branch_name
 //	git_show           a commit: header and diff against its first parent
 //	git_branch         branch_type local/remote/all, contains, not_contains
+//	git_fetch          remote: one of the repository's remotes (default origin)
+//	git_pull           remote, branch: fetch, then fast-forward only
+//	git_push           remote, branch: only with Options.AllowPush; never forced
+//	git_stash          action list/show/push/pop (message, include_untracked, index)
+//	git_tag            action list/create (name, target, message: annotated)
+//	git_merge          branch (local), allow_merge_commit (default: fast-forward only)
+//
+// Options.ReadOnly offers only the tools annotated readOnlyHint.
+//
+// # Remotes, and failures that leave nothing behind
+//
+// No URL, remote or refspec comes from the client: a remote must be one
+// the repository has (named exactly, so "--upload-pack=...", "ext::..."
+// or a path is refused), a branch or tag is a name that git
+// check-ref-format accepts under refs/heads/ or refs/tags/ (so
+// "+refs/*:refs/*", "a:b", "main~1" and "-f" are refused), and the server
+// writes the refspec; nothing is ever forced. The ext:: transport is
+// off, and git never prompts: it runs without a controlling terminal
+// (its own session, killed whole at its time limit), with empty askpass
+// programs and no credential helper (credentials come from an ssh
+// agent). Each remote command has Options.RemoteTimeout, and a URL's
+// credentials never show in a result.
+//
+// git_pull fast-forwards or changes nothing. git_merge refuses what is
+// not a fast-forward unless allow_merge_commit; a merge that stops on a
+// conflict is aborted. git_stash pop starts only on a tree without
+// changes to tracked files, and one that conflicts is undone (the entry
+// is kept). A failed call leaves no merge or stash half done.
 //
 // The annotations (readOnlyHint, destructiveHint, idempotentHint,
 // openWorldHint) are the official server's.

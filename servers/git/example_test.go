@@ -43,4 +43,9 @@ func ExampleRepository_Register() {
 	// git_checkout false
 	// git_show true
 	// git_branch true
+	// git_fetch false
+	// git_pull false
+	// git_stash false
+	// git_tag false
+	// git_merge false
 }

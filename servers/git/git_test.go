@@ -364,13 +364,17 @@ func TestOpen(t *testing.T) {
 }
 
 func TestToolList(t *testing.T) {
-	s := serve(t, newRepo(t), nil)
+	s := serve(t, newRepo(t), &git.Options{AllowPush: true})
 	want := map[string][3]bool{ // readOnly, destructive, idempotent (official hints)
 		"git_status": {true, false, true}, "git_diff_unstaged": {true, false, true}, "git_diff_staged": {true, false, true},
 		"git_diff": {true, false, true}, "git_commit": {false, false, false}, "git_add": {false, false, true},
 		"git_reset": {false, true, true}, "git_log": {true, false, true}, "git_create_branch": {false, false, false},
 		"git_checkout": {false, false, false}, "git_show": {true, false, true}, "git_branch": {true, false, true},
+		// Ours: the remote ones reach outside (openWorldHint, below).
+		"git_fetch": {false, false, true}, "git_pull": {false, false, false}, "git_push": {false, false, false},
+		"git_stash": {false, false, false}, "git_tag": {false, false, false}, "git_merge": {false, false, false},
 	}
+	remote := map[string]bool{"git_fetch": true, "git_pull": true, "git_push": true}
 	n := 0
 	for tool, err := range s.sess.Tools(context.Background()) {
 		if err != nil {
@@ -379,7 +383,7 @@ func TestToolList(t *testing.T) {
 		n++
 		h, ok := want[tool.Name]
 		a := tool.Annotations
-		if !ok || a == nil || *a.ReadOnlyHint != h[0] || *a.DestructiveHint != h[1] || *a.IdempotentHint != h[2] || *a.OpenWorldHint {
+		if !ok || a == nil || *a.ReadOnlyHint != h[0] || *a.DestructiveHint != h[1] || *a.IdempotentHint != h[2] || *a.OpenWorldHint != remote[tool.Name] {
 			t.Errorf("tool %s: unexpected or wrong hints %+v", tool.Name, a)
 		}
 	}

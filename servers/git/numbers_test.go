@@ -19,8 +19,12 @@ import (
 // so), never a panic or a protocol error.
 func TestNumericArgumentsAreRangeChecked(t *testing.T) {
 	dir := newRepo(t)
+	for i := range 4 { // stash@{0} to stash@{3}: every index git_stash show may take
+		write(t, dir, "hello.txt", "hello\nstash "+string(rune('a'+i))+"\n")
+		gitCmd(t, dir, "stash", "push", "-q")
+	}
 	write(t, dir, "hello.txt", "hello\nchanged\n")
-	s := serve(t, dir, &git.Options{MaxLogCount: 50, MaxContextLines: 100})
+	s := serve(t, dir, &git.Options{MaxLogCount: 50, MaxContextLines: 100, MaxStashIndex: 3})
 	var tools []*mcp.Tool
 	for tool, err := range s.sess.Tools(t.Context()) {
 		if err != nil {
@@ -33,6 +37,7 @@ func TestNumericArgumentsAreRangeChecked(t *testing.T) {
 		git.ToolDiffStaged:   {},
 		git.ToolDiff:         {"target": "HEAD"},
 		git.ToolLog:          {},
+		git.ToolStash:        {"action": "show"},
 	}
 	n := argtest.CheckNumbers(t, tools, base, func(tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -26,6 +26,12 @@ const (
 	// DefaultMaxContextLines bounds the context_lines of the diff tools
 	// (their schemas' maximum).
 	DefaultMaxContextLines = 10000
+	// DefaultRemoteTimeout bounds each git command that talks to a remote
+	// (git_fetch, git_pull, git_push).
+	DefaultRemoteTimeout = 2 * time.Minute
+	// DefaultMaxStashIndex bounds git_stash's index (its schema's
+	// maximum).
+	DefaultMaxStashIndex = 1000
 	// maxArgLen bounds any one revision, branch name, timestamp or path.
 	maxArgLen = 4096
 )
@@ -45,6 +51,18 @@ type Options struct {
 	MaxFiles int
 	// MaxContextLines bounds context_lines; default DefaultMaxContextLines.
 	MaxContextLines int
+	// RemoteTimeout bounds each command that talks to a remote; default
+	// DefaultRemoteTimeout.
+	RemoteTimeout time.Duration
+	// MaxStashIndex bounds git_stash's index; default
+	// DefaultMaxStashIndex.
+	MaxStashIndex int
+	// AllowPush offers git_push. Without it the server never pushes.
+	AllowPush bool
+	// ReadOnly withholds every tool that writes (to the working tree, the
+	// index, the refs or a remote): only the tools annotated readOnlyHint
+	// are offered.
+	ReadOnly bool
 }
 
 // A Repository is the one git working tree that the tools work on. It is
@@ -65,6 +83,10 @@ type Repository struct {
 	maxLogCount     int
 	maxFiles        int
 	maxContextLines int
+	remoteTimeout   time.Duration
+	maxStashIndex   int
+	allowPush       bool
+	readOnly        bool
 }
 
 // Open opens the repository whose working tree's top directory is dir. It
@@ -81,6 +103,10 @@ func Open(ctx context.Context, dir string, opts *Options) (*Repository, error) {
 		maxLogCount:     orDefault(opts.MaxLogCount, DefaultMaxLogCount),
 		maxFiles:        orDefault(opts.MaxFiles, DefaultMaxFiles),
 		maxContextLines: orDefault(opts.MaxContextLines, DefaultMaxContextLines),
+		remoteTimeout:   orDefault(opts.RemoteTimeout, DefaultRemoteTimeout),
+		maxStashIndex:   orDefault(opts.MaxStashIndex, DefaultMaxStashIndex),
+		allowPush:       opts.AllowPush,
+		readOnly:        opts.ReadOnly,
 		env:             gitEnv(),
 	}
 	prog := opts.Git

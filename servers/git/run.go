@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 )
@@ -42,12 +43,21 @@ func gitEnv() []string {
 		env = append(env, kv)
 	}
 	return append(env,
-		"GIT_TERMINAL_PROMPT=0", // never ask for credentials
-		"GIT_OPTIONAL_LOCKS=0",  // status does not rewrite the index
+		"GIT_TERMINAL_PROMPT=0", // never ask for credentials on a terminal
+		// Nor through a program: an empty GIT_ASKPASS wins over
+		// core.askPass and SSH_ASKPASS, and names none.
+		"GIT_ASKPASS=",
+		"SSH_ASKPASS=",
+		"SSH_ASKPASS_REQUIRE=never",
+		"GIT_OPTIONAL_LOCKS=0", // status does not rewrite the index
 		"GIT_PAGER=cat",
 		"GIT_EDITOR=true", // never wait for an editor
 	)
 }
+
+// withoutLiteralPathspecs, as the first argument of run, runs git
+// without --literal-pathspecs, for a command given no pathspec.
+const withoutLiteralPathspecs = "\x00without-literal-pathspecs"
 
 // output is what a git command printed, bounded.
 type output struct {
@@ -89,12 +99,24 @@ const maxStderr = 16 << 10
 // configuration, cannot move it to another repository or tree. The .git
 // directory is checked to be the one Open found before each command.
 func (r *Repository) run(ctx context.Context, stdin []byte, limit int, args ...string) (output, error) {
+	return r.runTimeout(ctx, r.timeout, stdin, limit, args...)
+}
+
+// runTimeout is run with another time limit than the repository's (the
+// commands that talk to a remote).
+func (r *Repository) runTimeout(ctx context.Context, timeout time.Duration, stdin []byte, limit int, args ...string) (output, error) {
 	if err := r.checkGitDir(); err != nil {
 		return output{}, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, r.timeout)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	full := []string{"--no-pager", "--literal-pathspecs", "-c", "color.ui=never"}
+	if len(args) > 0 && args[0] == withoutLiteralPathspecs {
+		// git stash push --include-untracked cleans with pathspec magic,
+		// which --literal-pathspecs breaks (the files stay); it is given
+		// no pathspec.
+		full, args = slices.Delete(full, 1, 2), args[1:]
+	}
 	if r.gitDir != "" {
 		full = append(full, "--git-dir="+r.gitDir, "--work-tree="+r.root)
 	}
@@ -103,6 +125,7 @@ func (r *Repository) run(ctx context.Context, stdin []byte, limit int, args ...s
 	cmd.Dir = r.root
 	cmd.Env = r.env
 	cmd.WaitDelay = time.Second
+	detach(cmd) // no controlling terminal: ssh cannot ask on /dev/tty either
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -129,7 +152,7 @@ func (r *Repository) run(ctx context.Context, stdin []byte, limit int, args ...s
 	case ctx.Err() != nil:
 		return output{}, fmt.Errorf("git %s: %w", args[0], ctx.Err())
 	case cctx.Err() != nil:
-		return output{}, fmt.Errorf("git %s took longer than %v: %w", args[0], r.timeout, cctx.Err())
+		return output{}, fmt.Errorf("git %s took longer than %v: %w", args[0], timeout, cctx.Err())
 	case waitErr != nil:
 		return output{}, &gitError{args: args, stderr: stderr.String(), stdout: string(buf[:min(len(buf), maxStderr)]), err: waitErr}
 	case readErr != nil:

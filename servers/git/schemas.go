@@ -67,3 +67,36 @@ func schemaLog(countLimit int) string {
 		`"start_timestamp":{"type":["string","null"],"description":"Start timestamp for filtering commits. ` + timestampDoc + `"},` +
 		`"end_timestamp":{"type":["string","null"],"description":"End timestamp for filtering commits. ` + timestampDoc + `"}},"additionalProperties":false}`
 }
+
+// The schemas of the tools beyond the official twelve.
+const (
+	remoteProp = `"remote":{"type":"string","minLength":1,"default":"origin","description":"The name of one of the repository's remotes (default origin); never a URL"}`
+
+	schemaFetch = `{"type":"object","properties":{` + repoPathProp + `,` + remoteProp + `},"additionalProperties":false}`
+
+	schemaPull = `{"type":"object","properties":{` + repoPathProp + `,` + remoteProp + `,` +
+		`"branch":{"type":"string","minLength":1,"description":"The remote's branch to fast-forward to (default: the current branch's upstream on that remote)"}},"additionalProperties":false}`
+
+	schemaPush = `{"type":"object","properties":{` + repoPathProp + `,` + remoteProp + `,` +
+		`"branch":{"type":"string","minLength":1,"description":"The local branch to push to the branch of the same name on the remote (default: the current branch). Never forced"}},"additionalProperties":false}`
+
+	schemaTag = `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"action":{"type":"string","enum":["list","create"],"description":"list the tags, or create one"},` +
+		`"name":{"type":"string","minLength":1,"description":"The tag to create"},` +
+		`"target":{"type":"string","minLength":1,"description":"The commit (or other object) to tag (default HEAD)"},` +
+		`"message":{"type":"string","minLength":1,"description":"With a message, the tag is annotated"}},"required":["action"],"additionalProperties":false}`
+
+	schemaMerge = `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"branch":{"type":"string","minLength":1,"description":"The local branch to merge into the current one"},` +
+		`"allow_merge_commit":{"type":"boolean","default":false,"description":"Record a merge commit when the current branch cannot be fast-forwarded (default: refuse)"},` +
+		`"message":{"type":"string","minLength":1,"description":"The merge commit's message (with allow_merge_commit)"}},"required":["branch"],"additionalProperties":false}`
+)
+
+// schemaStash bounds pop's index by the repository's limit.
+func schemaStash(maxIndex int) string {
+	return `{"type":"object","properties":{` + repoPathProp + `,` +
+		`"action":{"type":"string","enum":["list","show","push","pop"],"description":"list the stash, show an entry's changes, push the working tree's changes onto it, or pop an entry back"},` +
+		`"message":{"type":"string","minLength":1,"description":"push: the entry's message"},` +
+		`"include_untracked":{"type":"boolean","default":false,"description":"push: stash untracked files too"},` +
+		`"index":{"type":"integer","minimum":0,"maximum":` + strconv.Itoa(maxIndex) + `,"default":0,"description":"show, pop: which entry (0, the latest, by default; at most ` + strconv.Itoa(maxIndex) + `)"}},"required":["action"],"additionalProperties":false}`
+}

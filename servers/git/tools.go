@@ -30,6 +30,12 @@ const (
 	ToolCheckout       = "git_checkout"
 	ToolShow           = "git_show"
 	ToolBranch         = "git_branch"
+	ToolFetch          = "git_fetch"
+	ToolPull           = "git_pull"
+	ToolPush           = "git_push"
+	ToolStash          = "git_stash"
+	ToolTag            = "git_tag"
+	ToolMerge          = "git_merge"
 	defaultContext     = 3
 	defaultLogMaxCount = 10
 )
@@ -98,23 +104,55 @@ func hints(readOnly, destructive, idempotent bool) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{ReadOnlyHint: &readOnly, DestructiveHint: &destructive, IdempotentHint: &idempotent, OpenWorldHint: &f}
 }
 
-// Register adds the twelve git tools to srv, working on r.
+// remoteHints are the annotations of a tool that talks to a remote: it
+// reaches outside the repository (openWorldHint).
+func remoteHints(idempotent bool) *mcp.ToolAnnotations {
+	h := hints(false, false, idempotent)
+	h.OpenWorldHint = ptr(true)
+	return h
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Register adds the git tools to srv, working on r: the official twelve,
+// git_fetch, git_pull, git_stash, git_tag and git_merge, and git_push
+// with Options.AllowPush. With Options.ReadOnly only the tools annotated
+// readOnlyHint are added.
 func (r *Repository) Register(srv *server.Server) error {
 	ro := hints(true, false, true)
-	return errors.Join(
-		server.AddTool(srv, tool(ToolStatus, "Git status", "Shows the working tree status", schemaRepoOnly, ro), r.status),
-		server.AddTool(srv, tool(ToolDiffUnstaged, "Git diff (unstaged)", "Shows changes in the working directory that are not yet staged", schemaDiff(r.maxContextLines), ro), r.diffUnstaged),
-		server.AddTool(srv, tool(ToolDiffStaged, "Git diff (staged)", "Shows changes that are staged for commit", schemaDiff(r.maxContextLines), ro), r.diffStaged),
-		server.AddTool(srv, tool(ToolDiff, "Git diff", "Shows differences between branches or commits", schemaDiffTarget(r.maxContextLines), ro), r.diff),
-		server.AddTool(srv, tool(ToolCommit, "Git commit", "Records changes to the repository", schemaCommit, hints(false, false, false)), r.commit),
-		server.AddTool(srv, tool(ToolAdd, "Git add", "Adds file contents to the staging area", schemaAdd, hints(false, false, true)), r.add),
-		server.AddTool(srv, tool(ToolReset, "Git reset", "Unstages all staged changes", schemaRepoOnly, hints(false, true, true)), r.reset),
-		server.AddTool(srv, withOutput(tool(ToolLog, "Git log", "Shows the commit logs", schemaLog(r.maxLogCount), ro), schemaLogOutput), r.log),
-		server.AddTool(srv, tool(ToolCreateBranch, "Git create branch", "Creates a new branch from an optional base branch", schemaCreateBranch, hints(false, false, false)), r.createBranch),
-		server.AddTool(srv, tool(ToolCheckout, "Git checkout", "Switches branches", schemaCheckout, hints(false, false, false)), r.checkout),
-		server.AddTool(srv, tool(ToolShow, "Git show", "Shows the contents of a commit", schemaShow, ro), r.show),
-		server.AddTool(srv, tool(ToolBranch, "Git branches", "List Git branches", schemaBranch, ro), r.branch),
-	)
+	var errs []error
+	add := func(t *mcp.Tool, register func(*mcp.Tool) error) {
+		if r.readOnly && (t.Annotations.ReadOnlyHint == nil || !*t.Annotations.ReadOnlyHint) {
+			return // withheld: fails closed for a tool that does not say it cannot write
+		}
+		errs = append(errs, register(t))
+	}
+	add(tool(ToolStatus, "Git status", "Shows the working tree status", schemaRepoOnly, ro), typed(srv, r.status))
+	add(tool(ToolDiffUnstaged, "Git diff (unstaged)", "Shows changes in the working directory that are not yet staged", schemaDiff(r.maxContextLines), ro), typed(srv, r.diffUnstaged))
+	add(tool(ToolDiffStaged, "Git diff (staged)", "Shows changes that are staged for commit", schemaDiff(r.maxContextLines), ro), typed(srv, r.diffStaged))
+	add(tool(ToolDiff, "Git diff", "Shows differences between branches or commits", schemaDiffTarget(r.maxContextLines), ro), typed(srv, r.diff))
+	add(tool(ToolCommit, "Git commit", "Records changes to the repository", schemaCommit, hints(false, false, false)), typed(srv, r.commit))
+	add(tool(ToolAdd, "Git add", "Adds file contents to the staging area", schemaAdd, hints(false, false, true)), typed(srv, r.add))
+	add(tool(ToolReset, "Git reset", "Unstages all staged changes", schemaRepoOnly, hints(false, true, true)), typed(srv, r.reset))
+	add(withOutput(tool(ToolLog, "Git log", "Shows the commit logs", schemaLog(r.maxLogCount), ro), schemaLogOutput), typed(srv, r.log))
+	add(tool(ToolCreateBranch, "Git create branch", "Creates a new branch from an optional base branch", schemaCreateBranch, hints(false, false, false)), typed(srv, r.createBranch))
+	add(tool(ToolCheckout, "Git checkout", "Switches branches", schemaCheckout, hints(false, false, false)), typed(srv, r.checkout))
+	add(tool(ToolShow, "Git show", "Shows the contents of a commit", schemaShow, ro), typed(srv, r.show))
+	add(tool(ToolBranch, "Git branches", "List Git branches", schemaBranch, ro), typed(srv, r.branch))
+	add(tool(ToolFetch, "Git fetch", "Fetches from one of the repository's remotes (default origin), as its configuration says, and lists the remote-tracking branches that changed", schemaFetch, remoteHints(true)), typed(srv, r.fetch))
+	add(tool(ToolPull, "Git pull", "Fetches from one of the repository's remotes and fast-forwards the current branch to the remote branch (its upstream by default); never merges or rebases", schemaPull, remoteHints(false)), typed(srv, r.pull))
+	if r.allowPush {
+		add(tool(ToolPush, "Git push", "Pushes a local branch to the branch of the same name on one of the repository's remotes; fast-forward only, never forced", schemaPush, remoteHints(false)), typed(srv, r.push))
+	}
+	add(tool(ToolStash, "Git stash", "Lists the stash, pushes the working tree's changes onto it, or pops an entry back (undone, and the entry kept, when it conflicts)", schemaStash(r.maxStashIndex), hints(false, false, false)), typed(srv, r.stash))
+	add(tool(ToolTag, "Git tag", "Lists the tags, or creates one (annotated when given a message)", schemaTag, hints(false, false, false)), typed(srv, r.tag))
+	add(tool(ToolMerge, "Git merge", "Merges a local branch into the current one: fast-forward only unless allow_merge_commit; a merge that stops on a conflict is aborted", schemaMerge, hints(false, false, false)), typed(srv, r.merge))
+	return errors.Join(errs...)
+}
+
+// typed returns the function that adds a tool with the typed handler h.
+func typed[In any](srv *server.Server, h server.TypedToolHandler[In, *mcp.CallToolResult]) func(*mcp.Tool) error {
+	return func(t *mcp.Tool) error { return server.AddTool(srv, t, h) }
 }
 
 func tool(name, title, desc, schema string, a *mcp.ToolAnnotations) *mcp.Tool {
