@@ -49,7 +49,7 @@ var layers = map[string][]string{
 	"servers/internal/argtest":  {"mcp"}, // test support: what every server's tools must do with their arguments
 	"cmd/mcpwire":               {"cmd/mcpwire/internal/cli"},
 
-	"servers/filesystem":                {"server", "mcp", "servers/filesystem/internal/glob", "servers/filesystem/internal/udiff"},
+	"servers/filesystem":                {"server", "mcp", "jsonrpc", "servers/filesystem/internal/glob", "servers/filesystem/internal/udiff"}, // jsonrpc: the typed error codes of resources/read
 	"servers/filesystem/internal/glob":  {},
 	"servers/filesystem/internal/udiff": {},
 	"servers/filesystem/internal/peers": {}, // test support: finds the official server

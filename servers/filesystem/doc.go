@@ -160,5 +160,8 @@
 //   - The server has instructions and is named mcpwire-filesystem; an
 //     allowed directory that does not exist fails New (the official server
 //     warns and skips it). resources/read of a file larger than
-//     MaxReadBytes is an invalid-params error.
+//     MaxReadBytes is an invalid-params error; of a missing file, -32002
+//     in the legacy era, as 2025-11-25 says (2.3.0 answers -32602 in both
+//     eras, the URI in its data either way); TestResourcesMatchOfficial
+//     compares the rest.
 package filesystem

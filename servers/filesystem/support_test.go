@@ -197,6 +197,11 @@ func startOfficialArgs(t testing.TB, args []string, version mcp.Version, copts *
 		o = *copts
 	}
 	o.Version = version
+	if o.ProbeTimeout == 0 {
+		// Node starts in seconds on a loaded machine; the modern probe
+		// (server/discover) is its first request.
+		o.ProbeTimeout = callTimeout
+	}
 	cmd := exec.Command(node, append([]string{server}, args...)...)
 	cs, err := client.New(clientInfo, &o).Connect(ctx, command.New(cmd, nil))
 	if err != nil {
