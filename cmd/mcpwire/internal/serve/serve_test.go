@@ -186,8 +186,8 @@ func TestServeStdio(t *testing.T) {
 			if want := len(filesystem.ToolNames()); n != want {
 				t.Errorf("%d tools, want %d", n, want)
 			}
-			if text, _ := callText(t, cs, "read_text_file", `{"path":"hello.txt","tail":1}`); text != "" {
-				t.Errorf("tail 1 = %q", text) // the official server's quirk: the empty part after the last newline
+			if text, _ := callText(t, cs, "read_text_file", `{"path":"hello.txt","tail":1}`); text != "world" {
+				t.Errorf("tail 1 = %q", text) // 2.3.0: a final newline ends the last line
 			}
 			if text, isErr := callText(t, cs, "read_text_file", `{"path":"/etc/passwd"}`); !isErr || !strings.HasPrefix(text, "Access denied") {
 				t.Errorf("outside: %q", text)
