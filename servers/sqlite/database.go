@@ -22,7 +22,8 @@ const (
 	DefaultMaxRows = 1000
 	// DefaultMaxBytes bounds the JSON text of one result's rows.
 	DefaultMaxBytes = 1 << 20
-	// DefaultTimeout bounds one statement; it is interrupted past it.
+	// DefaultTimeout bounds the statements of one call; they are
+	// interrupted past it.
 	DefaultTimeout = 30 * time.Second
 	// DefaultMaxInsights bounds the insights of the memo.
 	DefaultMaxInsights = 1000
@@ -54,7 +55,10 @@ type Options struct {
 	// making it. Default: MaxBytes, since a longer value cannot be in an
 	// answer; at most 1e9, SQLite's own bound.
 	MaxValueBytes int
-	// Timeout bounds each statement; default DefaultTimeout.
+	// Timeout bounds the statements of each call (the text of a
+	// read_query or write_query): past it, or once the client cancels the
+	// call, SQLite interrupts them wherever they are, before their first
+	// row or between two; a write is rolled back. Default DefaultTimeout.
 	Timeout time.Duration
 	// MaxInsights bounds the memo's insights; default DefaultMaxInsights.
 	MaxInsights int
@@ -112,14 +116,14 @@ func Open(ctx context.Context, path string, opts *Options) (*Database, error) {
 		}
 		d.rw = sql.OpenDB(connector{newDriver(ownRule), dsn(abs, "rwc")})
 		d.rw.SetMaxOpenConns(1) // SQLite has one writer at a time anyway
-		if err := d.rw.PingContext(ctx); err != nil {
+		if err := ping(ctx, d.rw); err != nil {
 			d.rw.Close()
 			return nil, fmt.Errorf("mcpwire sqlite: opening %s: %w", path, err)
 		}
 	}
 	d.ro = sql.OpenDB(connector{newDriver(readRule), dsn(abs, "ro") + "&_query_only=1"})
 	d.ro.SetMaxOpenConns(readers)
-	if err := d.ro.PingContext(ctx); err != nil {
+	if err := ping(ctx, d.ro); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("mcpwire sqlite: opening %s: %w", path, err)
 	}
@@ -142,6 +146,21 @@ func (d *Database) Close() error {
 		errs = append(errs, d.ro.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// ping opens a connection of db and checks that its statements can be
+// interrupted (see interruptible).
+func ping(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := conn.PingContext(ctx); err != nil {
+		return err
+	}
+	_, err = handle(conn)
+	return err
 }
 
 // check refuses a negative limit, and a bound on values SQLite cannot

@@ -95,9 +95,14 @@
 // ("string or blob too big"; SELECT zeroblob(200000000) allocates
 // nothing), and a row holding one cuts the result there. A value that is
 // read is copied once, by the driver, and written as JSON only as far as
-// the answer has room. Each statement is interrupted when the request is
-// cancelled or after Options.Timeout (DefaultTimeout). The memo holds at
-// most Options.MaxInsights insights of Options.MaxInsightBytes each.
+// the answer has room. A call's statements are interrupted when the
+// request is cancelled (notifications/cancelled) or after Options.Timeout
+// (DefaultTimeout), wherever they are: before the first row, between two
+// rows (the driver interrupts only the step to the first one, so the
+// server arms sqlite3_interrupt of its own for the whole call), or in a
+// write, which is then rolled back; the call is an error result and its
+// connection serves the next call. The memo holds at most
+// Options.MaxInsights insights of Options.MaxInsightBytes each.
 //
 // # Differences from the official server
 //

@@ -46,9 +46,9 @@ func (r *result) text() string {
 // stopped there and the result says it was cut. The statement runs under
 // readRule, with no value longer than d.maxValue (SQLite's
 // SQLITE_LIMIT_LENGTH, so SQLite refuses to make or read a longer one),
-// and is interrupted when ctx ends or after d.timeout. Each value is
-// copied once, by the driver, and encoded only as far as the answer has
-// room.
+// and is interrupted when ctx ends or after d.timeout, before its first
+// row as between two (see interruptible). Each value is copied once, by
+// the driver, and encoded only as far as the answer has room.
 func (d *Database) query(ctx context.Context, q string, args ...any) (*result, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
@@ -64,6 +64,11 @@ func (d *Database) query(ctx context.Context, q string, args ...any) (*result, e
 	if _, err := msqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, d.maxValue); err != nil {
 		return nil, err
 	}
+	release, err := interruptible(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	defer release() // before conn.Close
 	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, d.wrap(ctx, d.tooBig(g.explain(err)))
@@ -71,7 +76,7 @@ func (d *Database) query(ctx context.Context, q string, args ...any) (*result, e
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return nil, err
+		return nil, d.wrap(ctx, err)
 	}
 	res := &result{Columns: uniqueNames(cols), Rows: []json.RawMessage{}}
 	keys := columnKeys(res.Columns)
@@ -89,7 +94,7 @@ func (d *Database) query(ctx context.Context, q string, args ...any) (*result, e
 			break
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
+			return nil, d.wrap(ctx, err) // the rows were closed as ctx ended
 		}
 		room := d.maxBytes - size
 		least, likely := rowLen(keys, cells)
@@ -145,7 +150,9 @@ func (e errRolledBack) Unwrap() error { return e.err }
 // (r ignores or refuses them), so the connection is in autocommit again
 // after every call, whatever the statements were; a transaction that did
 // not end cleanly closes the connection, which rolls it back, and the next
-// call opens a new one.
+// call opens a new one. The statements are interrupted when ctx ends or
+// after d.timeout, wherever they are (see interruptible); the tool's own
+// COMMIT or ROLLBACK is not.
 func (d *Database) change(ctx context.Context, r rule, f func(ctx context.Context, tx *sql.Tx) (int64, error)) (int64, error) {
 	conn, err := d.rw.Conn(ctx)
 	if err != nil {
@@ -167,7 +174,17 @@ func (d *Database) change(ctx context.Context, r rule, f func(ctx context.Contex
 		discard(conn)
 		return 0, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	release, err := interruptible(ctx, conn)
+	if err != nil {
+		tx.Rollback()
+		discard(conn)
+		return 0, err
+	}
+	defer release() // before conn.Close, should f panic
 	n, err := f(ctx, tx)
+	release() // before the transaction ends: its end is not interrupted
 	err = g.explain(err)
 	if ierr := own.install(conn); ierr != nil {
 		tx.Rollback()
@@ -195,8 +212,6 @@ func discard(conn *sql.Conn) {
 // exec runs a statement that changes the database and returns the number
 // of rows it changed.
 func (d *Database) exec(ctx context.Context, tx *sql.Tx, q string) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
-	defer cancel()
 	r, err := tx.ExecContext(ctx, q)
 	if err != nil {
 		return 0, d.wrap(ctx, err)
