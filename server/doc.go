@@ -21,6 +21,21 @@
 // handler runs, and turns a handler's error into a result with isError set,
 // so that the model sees it. Server.AddTool takes a raw schema instead.
 //
+// # Numeric arguments
+//
+// Numeric arguments are bounded by their Go types: the inferred schema
+// gives each integer field its type's range as "minimum" and "maximum"
+// (int8: -128 to 127), except that 64-bit types (int64, uint64, and int
+// and uint on 64-bit platforms) are bounded to ±(2^53-1), the integers a
+// client holding numbers as float64, as JavaScript does, sends exactly;
+// float32 fields get float32's range. A number JSON Schema calls an
+// integer (1.0, 1e1) decodes into a Go integer field exactly, at any
+// depth (nested structs, slices, maps, pointers). A number that does not
+// fit its field, whatever schema the tool was given, is a tool error
+// (isError) that names the argument and the bound, never a protocol
+// error. A 64-bit identifier that must keep all its digits belongs in a
+// string (the ",string" option of encoding/json).
+//
 // # One server, every revision
 //
 // MCP has two eras. Up to 2025-11-25 a client opens a session with

@@ -24,6 +24,10 @@ var (
 // Out, inferring the JSON Schemas from the types (see package
 // internal/jsonschema for the rules; a field's description comes from its
 // `jsonschema:"..."` tag). A schema already set on tool is kept as given.
+// Arguments decode as encoding/json decodes them, except that a whole
+// number written 1.0 or 1e1 goes into a Go integer exactly, and a number
+// beyond its Go type's range is a result with IsError naming the argument
+// and the bound (see "Numeric arguments" in the package documentation).
 //
 // Out decides the result:
 //   - *mcp.CallToolResult: returned as it is, no output schema;
@@ -45,7 +49,7 @@ func AddTool[In, Out any](s *Server, tool *mcp.Tool, h TypedToolHandler[In, Out]
 	var input *jsonschema.Schema
 	if len(t.InputSchema) == 0 {
 		var err error
-		input, err = jsonschema.For[In](nil)
+		input, err = jsonschema.For[In](&jsonschema.InferOptions{SafeIntegers: true})
 		if err != nil {
 			return fmt.Errorf("mcp server: tool %q: inferring the input schema: %w", t.Name, err)
 		}
@@ -68,14 +72,11 @@ func AddTool[In, Out any](s *Server, tool *mcp.Tool, h TypedToolHandler[In, Out]
 			return fmt.Errorf("mcp server: tool %q: output schema: %w", t.Name, err)
 		}
 	}
-	flat := newFlatDecoder(reflect.TypeFor[In]()) // nil unless In is a struct of plain fields
+	dec := newArgDecoder(reflect.TypeFor[In]())
 	return s.addTool(&t, func(ctx context.Context, req *Request, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 		var in In
-		if flat == nil || !flat.decode(p.Arguments, reflect.ValueOf(&in).Elem()) {
-			in = *new(In)
-			if err := json.Unmarshal(p.Arguments, &in); err != nil {
-				return ErrorResult(fmt.Sprintf("invalid arguments for tool %q: %v", p.Name, err)), nil
-			}
+		if err := dec.decode(p.Arguments, &in); err != nil {
+			return ErrorResult(fmt.Sprintf("invalid arguments for tool %q: %s", p.Name, validationMessage(err, "arguments"))), nil
 		}
 		out, err := h(ctx, req, in)
 		if err != nil {

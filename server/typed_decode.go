@@ -3,6 +3,7 @@ package server
 import (
 	"encoding"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strconv"
 	"strings"
@@ -10,6 +11,46 @@ import (
 	"github.com/mcpwire/mcpwire/internal/jsonschema"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
+
+// An argDecoder decodes the arguments of a typed tool into its Go type:
+// through a flatDecoder when it can, else with encoding/json. When
+// encoding/json refuses a number, the arguments' numbers are checked
+// against their Go types and rewritten (jsonschema.Numbers): a whole
+// number written 1.0 or 1e1 goes to a Go integer as 1 or 10, exactly, and
+// one that does not fit its type is reported with its location and the
+// bound it breaks. Arguments that decode at once cost nothing more.
+type argDecoder struct {
+	flat    *flatDecoder        // nil unless the type is a struct of plain fields
+	numbers *jsonschema.Numbers // nil if the type holds no number
+}
+
+func newArgDecoder(t reflect.Type) argDecoder {
+	return argDecoder{flat: newFlatDecoder(t), numbers: jsonschema.NumbersOf(t)}
+}
+
+// decode decodes the JSON object args into *v. Its error is a
+// *jsonschema.ValidationError, or encoding/json's.
+func (d argDecoder) decode(args []byte, v any) error {
+	rv := reflect.ValueOf(v).Elem()
+	if d.flat != nil && d.flat.decode(args, rv) {
+		return nil
+	}
+	rv.SetZero()
+	err := json.Unmarshal(args, v)
+	var typeErr *json.UnmarshalTypeError
+	if err == nil || !errors.As(err, &typeErr) {
+		return err
+	}
+	fixed, changed, nerr := d.numbers.Normalize(args)
+	if nerr != nil {
+		return nerr
+	}
+	if !changed {
+		return err
+	}
+	rv.SetZero()
+	return json.Unmarshal(fixed, v)
+}
 
 // A flatDecoder decodes the arguments of a typed tool whose argument type
 // is a struct of plain fields (strings, booleans, numbers) without going

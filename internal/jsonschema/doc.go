@@ -24,7 +24,7 @@
 //	  "text":{"type":"string","description":"the text to translate"},
 //	  "to":{"type":"string","description":"target language; default English"},
 //	  "tags":{"type":["array","null"],"items":{"type":"string"}},
-//	  "limit":{"type":["integer","null"]}},
+//	  "limit":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}},
 //	 "required":["text"],"additionalProperties":false}
 //
 // The schema describes what encoding/json reads and writes:
@@ -37,8 +37,13 @@
 //     pointer.
 //   - Pointers, slices and maps also accept null, since that is how Go
 //     writes nil.
-//   - Integers are "integer" (unsigned ones with "minimum": 0), floats
-//     "number"; []byte is a base64 "string"; arrays [N]T have exactly N
+//   - Integers are "integer" and floats "number", with their Go type's
+//     range as "minimum" and "maximum" (float64 has none: JSON numbers
+//     beyond it are refused when decoded); with
+//     [InferOptions.SafeIntegers], as for a tool's arguments, 64-bit
+//     integer types are bounded to ±[MaxSafeInteger] instead (see
+//     [Numbers] for decoding 1.0 and 1e1 into them). []byte is a base64
+//     "string"; arrays [N]T have exactly N
 //     items; maps are objects whose "additionalProperties" is the value's
 //     schema (integer keys get a "propertyNames" pattern).
 //   - time.Time is a "date-time" string; json.Number a number; any other

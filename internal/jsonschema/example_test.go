@@ -14,13 +14,15 @@ func ExampleFor() {
 		Units string `json:"units,omitempty" jsonschema:"metric or imperial"`
 		Days  *int   `json:"days"`
 	}
-	s, err := jsonschema.For[Args](nil)
+	// The schema of a tool's arguments: 64-bit integers are bounded to
+	// what a client holding numbers as float64 sends exactly.
+	s, err := jsonschema.For[Args](&jsonschema.InferOptions{SafeIntegers: true})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(string(s.JSON()))
 	// Output:
-	// {"type":"object","properties":{"city":{"type":"string","description":"the city to look up"},"units":{"type":"string","description":"metric or imperial"},"days":{"type":["integer","null"]}},"required":["city"],"additionalProperties":false}
+	// {"type":"object","properties":{"city":{"type":"string","description":"the city to look up"},"units":{"type":"string","description":"metric or imperial"},"days":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991}},"required":["city"],"additionalProperties":false}
 }
 
 func ExampleCompile() {

@@ -23,6 +23,15 @@ type InferOptions struct {
 	// for them: for example a type with its own MarshalJSON. Each must be a
 	// JSON object.
 	TypeSchemas map[reflect.Type]json.RawMessage
+	// SafeIntegers bounds the 64-bit integer types (int64, uint64, and int,
+	// uint and uintptr where they have 64 bits) to ±[MaxSafeInteger]
+	// rather than to their Go range: to the integers that a peer holding
+	// numbers as float64 writes exactly. Beyond them, a number may have
+	// been rounded on its way (9007199254740993 read and written again as
+	// 9007199254740992), so a schema of arguments refuses it rather than
+	// take a value the caller did not mean. Narrower types have their Go
+	// range either way.
+	SafeIntegers bool
 }
 
 // For infers the schema of the JSON encoding of T, as encoding/json reads
@@ -166,12 +175,10 @@ func (in *inferrer) build(t reflect.Type, path string) (any, error) {
 	switch t.Kind() {
 	case reflect.Bool:
 		return obj{{"type", "boolean"}}, nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return obj{{"type", "integer"}}, nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return obj{{"type", "integer"}, {"minimum", 0}}, nil
-	case reflect.Float32, reflect.Float64:
-		return obj{{"type", "number"}}, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return in.numberSchema(t), nil
 	case reflect.String:
 		return obj{{"type", "string"}}, nil
 	case reflect.Interface:

@@ -101,7 +101,7 @@ func TestFor(t *testing.T) {
 		want string
 	}{
 		{"package doc example", func() (*Schema, error) { return For[docArgs](nil) },
-			`{"type":"object","properties":{"text":{"type":"string","description":"the text to translate"},"to":{"type":"string","description":"target language; default English"},"tags":{"type":["array","null"],"items":{"type":"string"}},"limit":{"type":["integer","null"]}},"required":["text"],"additionalProperties":false}`},
+			`{"type":"object","properties":{"text":{"type":"string","description":"the text to translate"},"to":{"type":"string","description":"target language; default English"},"tags":{"type":["array","null"],"items":{"type":"string"}},"limit":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}},"required":["text"],"additionalProperties":false}`},
 		{"scalars", func() (*Schema, error) {
 			return For[struct {
 				B   bool
@@ -119,30 +119,30 @@ func TestFor(t *testing.T) {
 				L   level
 				C   custom
 			}](nil)
-		}, `{"type":"object","properties":{"B":{"type":"boolean"},"I":{"type":"integer"},"U":{"type":"integer","minimum":0},"F":{"type":"number"},"S":{"type":"string"},"Raw":{"type":["string","null"],"contentEncoding":"base64"},"Arr":{"type":"array","items":{"type":"boolean"},"minItems":2,"maxItems":2},"N":{"type":"number"},"T":{"type":"string","format":"date-time"},"R":{},"A":{},"IP":{"type":"string"},"L":{"type":"string"},"C":{}},"required":["B","I","U","F","S","Raw","Arr","N","T","R","A","IP","L","C"],"additionalProperties":false}`},
+		}, `{"type":"object","properties":{"B":{"type":"boolean"},"I":{"type":"integer","minimum":-128,"maximum":127},"U":{"type":"integer","minimum":0,"maximum":65535},"F":{"type":"number","minimum":-3.4028234663852886e+38,"maximum":3.4028234663852886e+38},"S":{"type":"string"},"Raw":{"type":["string","null"],"contentEncoding":"base64"},"Arr":{"type":"array","items":{"type":"boolean"},"minItems":2,"maxItems":2},"N":{"type":"number"},"T":{"type":"string","format":"date-time"},"R":{},"A":{},"IP":{"type":"string"},"L":{"type":"string"},"C":{}},"required":["B","I","U","F","S","Raw","Arr","N","T","R","A","IP","L","C"],"additionalProperties":false}`},
 		{"maps", func() (*Schema, error) {
 			return For[struct {
 				M map[string]int  `json:"m"`
 				I map[int]bool    `json:"i"`
 				U map[uint]string `json:"u,omitempty"`
 			}](nil)
-		}, `{"type":"object","properties":{"m":{"type":["object","null"],"additionalProperties":{"type":"integer"}},"i":{"type":["object","null"],"propertyNames":{"pattern":"^-?[0-9]+$"},"additionalProperties":{"type":"boolean"}},"u":{"type":["object","null"],"propertyNames":{"pattern":"^[0-9]+$"},"additionalProperties":{"type":"string"}}},"required":["m","i"],"additionalProperties":false}`},
+		}, `{"type":"object","properties":{"m":{"type":["object","null"],"additionalProperties":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"i":{"type":["object","null"],"propertyNames":{"pattern":"^-?[0-9]+$"},"additionalProperties":{"type":"boolean"}},"u":{"type":["object","null"],"propertyNames":{"pattern":"^[0-9]+$"},"additionalProperties":{"type":"string"}}},"required":["m","i"],"additionalProperties":false}`},
 		{"embedding and tags", func() (*Schema, error) { return For[withEmbedding](nil) },
-			`{"type":"object","properties":{"Created":{"type":"string","format":"date-time"},"note":{"type":"string"},"named":{"type":"object","properties":{"note":{"type":"string"}},"additionalProperties":false},"id":{"type":"integer"},"-":{"type":"string"},"count":{"type":"string"},"Ratio":{"type":"number"}},"required":["Created","named","id","-","count"],"additionalProperties":false}`},
+			`{"type":"object","properties":{"Created":{"type":"string","format":"date-time"},"note":{"type":"string"},"named":{"type":"object","properties":{"note":{"type":"string"}},"additionalProperties":false},"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"-":{"type":"string"},"count":{"type":"string"},"Ratio":{"type":"number"}},"required":["Created","named","id","-","count"],"additionalProperties":false}`},
 		{"conflicts hide each other", func() (*Schema, error) { return For[conflicting](nil) },
-			`{"type":"object","properties":{"Y":{"type":"integer"}},"required":["Y"],"additionalProperties":false}`},
+			`{"type":"object","properties":{"Y":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"required":["Y"],"additionalProperties":false}`},
 		{"tagged field wins a conflict", func() (*Schema, error) { return For[taggedWins](nil) },
-			`{"type":"object","properties":{"X":{"type":"integer"}},"required":["X"],"additionalProperties":false}`},
+			`{"type":"object","properties":{"X":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"required":["X"],"additionalProperties":false}`},
 		{"recursive root", func() (*Schema, error) { return For[treeNode](nil) },
-			`{"type":"object","properties":{"value":{"type":"integer"},"children":{"type":["array","null"],"items":{"anyOf":[{"$ref":"#"},{"type":"null"}]}}},"required":["value"],"additionalProperties":false}`},
+			`{"type":"object","properties":{"value":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"children":{"type":["array","null"],"items":{"anyOf":[{"$ref":"#"},{"type":"null"}]}}},"required":["value"],"additionalProperties":false}`},
 		{"recursive field", func() (*Schema, error) { return For[tree2](nil) },
 			`{"type":"object","properties":{"root":{"anyOf":[{"$ref":"#/$defs/leaf2"},{"type":"null"}]}},"additionalProperties":false,"$defs":{"leaf2":{"type":"object","properties":{"name":{"type":"string"},"next":{"anyOf":[{"$ref":"#/$defs/leaf2"},{"type":"null"}]}},"required":["name"],"additionalProperties":false}}}`},
 		{"mutual recursion", func() (*Schema, error) { return For[pong](nil) },
 			`{"type":"object","properties":{"ping":{"type":"object","properties":{"pong":{"anyOf":[{"$ref":"#"},{"type":"null"}]}},"additionalProperties":false}},"required":["ping"],"additionalProperties":false}`},
 		{"generic recursive type", func() (*Schema, error) { return For[holder](nil) },
-			`{"type":"object","properties":{"g":{"$ref":"#/$defs/generic_int_"}},"required":["g"],"additionalProperties":false,"$defs":{"generic_int_":{"type":"object","properties":{"v":{"type":"integer"},"next":{"anyOf":[{"$ref":"#/$defs/generic_int_"},{"type":"null"}]}},"required":["v"],"additionalProperties":false}}}`},
+			`{"type":"object","properties":{"g":{"$ref":"#/$defs/generic_int_"}},"required":["g"],"additionalProperties":false,"$defs":{"generic_int_":{"type":"object","properties":{"v":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"next":{"anyOf":[{"$ref":"#/$defs/generic_int_"},{"type":"null"}]}},"required":["v"],"additionalProperties":false}}}`},
 		{"pointer root", func() (*Schema, error) { return For[*docArgs](&InferOptions{AllowAdditionalProperties: true}) },
-			`{"type":"object","properties":{"text":{"type":"string","description":"the text to translate"},"to":{"type":"string","description":"target language; default English"},"tags":{"type":["array","null"],"items":{"type":"string"}},"limit":{"type":["integer","null"]}},"required":["text"]}`},
+			`{"type":"object","properties":{"text":{"type":"string","description":"the text to translate"},"to":{"type":"string","description":"target language; default English"},"tags":{"type":["array","null"],"items":{"type":"string"}},"limit":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807}},"required":["text"]}`},
 		{"type schemas", func() (*Schema, error) {
 			return For[struct {
 				When time.Time  `json:"when" jsonschema:"when it happens"`
@@ -158,8 +158,18 @@ func TestFor(t *testing.T) {
 				A string `json:"a" jsonschema:"say \"hi\" <b>, then\tgo"`
 			}](nil)
 		}, `{"type":"object","properties":{"a":{"type":"string","description":"say \"hi\" <b>, then\tgo"}},"required":["a"],"additionalProperties":false}`},
+		{"safe integers", func() (*Schema, error) {
+			return For[struct {
+				I   int64   `json:"i"`
+				U   uint64  `json:"u"`
+				P   uintptr `json:"p"`
+				I32 int32   `json:"i32"`
+				U32 uint32  `json:"u32"`
+				F   float64 `json:"f"`
+			}](&InferOptions{SafeIntegers: true})
+		}, `{"type":"object","properties":{"i":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"u":{"type":"integer","minimum":0,"maximum":9007199254740991},"p":{"type":"integer","minimum":0,"maximum":9007199254740991},"i32":{"type":"integer","minimum":-2147483648,"maximum":2147483647},"u32":{"type":"integer","minimum":0,"maximum":4294967295},"f":{"type":"number"}},"required":["i","u","p","i32","u32","f"],"additionalProperties":false}`},
 		{"slice root", func() (*Schema, error) { return For[[]treeNode](nil) },
-			`{"type":["array","null"],"items":{"$ref":"#/$defs/treeNode"},"$defs":{"treeNode":{"type":"object","properties":{"value":{"type":"integer"},"children":{"type":["array","null"],"items":{"anyOf":[{"$ref":"#/$defs/treeNode"},{"type":"null"}]}}},"required":["value"],"additionalProperties":false}}}`},
+			`{"type":["array","null"],"items":{"$ref":"#/$defs/treeNode"},"$defs":{"treeNode":{"type":"object","properties":{"value":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"children":{"type":["array","null"],"items":{"anyOf":[{"$ref":"#/$defs/treeNode"},{"type":"null"}]}}},"required":["value"],"additionalProperties":false}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := tc.got()
