@@ -324,8 +324,10 @@ func (c *ClientConn) startStandalone(ctx context.Context, sid string) {
 }
 
 // runStandalone keeps the standalone stream of session sid open: it
-// delivers its messages and reconnects (with Last-Event-ID) when it ends.
-// A server without one (405, or any 4xx) is left alone; MaxReconnects
+// delivers its messages and reconnects (with Last-Event-ID) when it ends;
+// if the server refuses that Last-Event-ID (400: unknown or expired), it
+// warns that messages may be lost and opens a new stream without it.
+// A server without one (405, or any other 4xx) is left alone; MaxReconnects
 // consecutive failures end the attempts. answered is closed once the
 // first GET has been answered (or has failed).
 func (c *ClientConn) runStandalone(ctx context.Context, sid string, answered chan struct{}) {
@@ -367,6 +369,15 @@ func (c *ClientConn) runStandalone(ctx context.Context, sid string, answered cha
 			}
 		case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
 			resp.Body.Close()
+			failures++
+		case resp.StatusCode == http.StatusBadRequest && st.lastID != "":
+			// The server cannot resume after the last event read (it no
+			// longer keeps what followed): what it sent meanwhile is lost,
+			// which only this refusal tells. A new stream carries on.
+			c.t.log.Warn("streamable: the standalone stream cannot be resumed; messages the server sent on it may be lost",
+				"lastEventID", st.lastID, "status", resp.Status)
+			resp.Body.Close()
+			st.lastID = ""
 			failures++
 		default:
 			c.t.log.Debug("streamable: the server offers no standalone stream", "status", resp.Status)

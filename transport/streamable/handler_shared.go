@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/store"
+	"github.com/mcpwire/mcpwire/transport/internal/sse"
 )
 
 // Scale-out: with a store (HandlerOptions.Store, or the server's), the
@@ -30,7 +31,11 @@ import (
 //   - The session's messages that relate to no request go to its own
 //     stream in the store (store.SessionStream), wherever they are
 //     raised; the instance holding the client's GET stream follows it.
-//     A new GET starts after the last message delivered on a GET.
+//     A new GET starts after the last message delivered on a GET (with
+//     the first message kept, when the store has trimmed that one). A
+//     stream never goes on past a gap: a GET whose reader falls more than
+//     the store's bound of events behind ends after its last event, and
+//     its Last-Event-ID then gets 400 (follow).
 //   - DELETE forgets the session in the store and tells the other
 //     instances (Bus topic closedTopic), which drop their replicas. A
 //     replica idle for SessionIdleTimeout is dropped, not the session.
@@ -324,8 +329,12 @@ func (h *Handler) abandon(ctx context.Context, s *session, sid string) error {
 // stream sid after the event after. When last is set, after is the
 // client's Last-Event-ID, checked first (400 if the store does not know
 // it); otherwise it is the last message of the session's own stream a GET
-// delivered. own marks the session's own stream. It returns when the
-// stream ends, the client goes away, the session or the handler closes.
+// delivered ("" for none), and if the store no longer keeps it, the new
+// stream begins with the first event kept. own marks the session's own
+// stream. It returns when the stream ends, the client goes away, the
+// session or the handler closes, and when the store trims events the
+// stream has yet to send (the reader fell more than the store's bound of
+// events behind): a stream never goes on past a gap (see below).
 func (h *Handler) follow(w http.ResponseWriter, r *http.Request, s *session, sid, after string, last, own bool) {
 	st := &stream{Context: r.Context(), h: h, sess: s, sid: sid, tr: s.tr}
 	leave := make(chan struct{})
@@ -350,17 +359,28 @@ func (h *Handler) follow(w http.ResponseWriter, r *http.Request, s *session, sid
 		}
 		return nil
 	}
-	if last {
+	if after != "" {
+		// The event after must still be kept: a replay checks it, and
+		// sends what followed it.
 		seen := after
 		err := h.events.Replay(r.Context(), s.id, after, func(id string, data []byte) error {
 			seen = id
 			return write(id, data)
 		})
-		if err != nil && gen == 0 {
+		switch {
+		case err == nil || gen != 0:
+			after = seen
+		case last:
 			writeReplayError(w, after, err)
 			return
+		case errors.Is(err, store.ErrEventNotFound):
+			// Messages of the session's own stream raised while no GET was
+			// open were trimmed before a GET delivered them. This GET,
+			// without Last-Event-ID, begins a new stream: what is kept.
+			h.log.Warn("streamable: messages raised while no GET stream was open were trimmed from the event store before delivery",
+				"session", s.id)
+			after = ""
 		}
-		after = seen
 	}
 	st.mu.Lock()
 	attach()
@@ -372,12 +392,27 @@ func (h *Handler) follow(w http.ResponseWriter, r *http.Request, s *session, sid
 		h.watchFollow(ctx, cancel, s, leave, own, sid)
 	}()
 	err := h.events.Follow(ctx, s.id, sid, after, write)
-	if errors.Is(err, store.ErrEventNotFound) && !last {
-		err = h.events.Follow(ctx, s.id, sid, "", write) // the cursor was evicted: what is kept
-	}
 	cancel()
 	<-watch
-	if err != nil && !errors.Is(err, context.Canceled) {
+	switch {
+	case errors.Is(err, store.ErrEventNotFound):
+		// The store trimmed events this stream had yet to send. An SSE
+		// stream cannot say that messages are missing, and carrying on
+		// with the first event kept would pass the gap off as continuity:
+		// the stream ends after the last event sent. The client's
+		// Last-Event-ID then gets 400 (unknown or expired), which tells
+		// it; its new GET carries on with what is kept.
+		// As a server that ends a stream should (SEP-1699), it says when
+		// to come back.
+		h.log.Warn("streamable: a GET stream fell more than the event store's bound of events behind; ended, to be resumed",
+			"session", s.id, "stream", sid)
+		st.mu.Lock()
+		if st.w != nil && st.sse {
+			b, _ := sse.AppendEvent(nil, sse.Event{Retry: int(h.opts.Retry / time.Millisecond)})
+			st.writeLocked(b)
+		}
+		st.mu.Unlock()
+	case err != nil && !errors.Is(err, context.Canceled):
 		h.log.Debug("streamable: following a stream ended", "session", s.id, "stream", sid, "error", err)
 	}
 	st.release(gen)
