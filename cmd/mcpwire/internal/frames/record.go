@@ -25,11 +25,9 @@
 package frames
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -217,62 +215,6 @@ func (w *Writer) Write(r *Record) error {
 		w.buf = nil
 	}
 	return w.err
-}
-
-// MaxRecordSize bounds one line of a recording that Read accepts.
-const MaxRecordSize = 64 << 20
-
-// Read reads a recording: every record, in order. Blank lines are skipped;
-// a line that is not a record is an error naming its line number.
-func Read(r io.Reader) ([]Record, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var out []Record
-	for n := 1; ; n++ {
-		line, err := readLine(br)
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, fmt.Errorf("line %d: %w", n, err)
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var rec Record
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&rec); err != nil {
-			return out, fmt.Errorf("line %d: not a frame record: %v", n, err)
-		}
-		if rec.From != FromClient && rec.From != FromServer {
-			return out, fmt.Errorf("line %d: \"from\" is %q, want \"client\" or \"server\"", n, rec.From)
-		}
-		if rec.Raw == nil && len(rec.Message) == 0 {
-			return out, fmt.Errorf("line %d: the record has neither \"message\" nor \"raw\"", n)
-		}
-		out = append(out, rec)
-	}
-}
-
-// readLine reads one line of at most MaxRecordSize bytes.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > MaxRecordSize {
-			return nil, fmt.Errorf("the line exceeds %d bytes", MaxRecordSize)
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF && len(line) > 0:
-			return line, nil
-		case err != nil:
-			return nil, err
-		}
-		return line, nil
-	}
 }
 
 // Observe returns an Observer that hands each frame seen at side to sink
