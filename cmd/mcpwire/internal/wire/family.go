@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -45,8 +44,9 @@ metadata, the legacy transport's message endpoint): requests go on with
 their headers unchanged (Authorization included), answers come back
 unchanged, SSE streams event by event as they arrive. Both protocol eras,
 and the legacy HTTP+SSE transport. A request's body is read whole before
-it goes on, 16 MiB at most: a larger one gets 413, and its connection is
-closed.
+it goes on, 16 MiB at most, within 30 seconds: a larger one gets 413, a
+slower one 408, and its connection is closed. A connection waits 2 minutes
+at most for its next request.
 
 --record FILE writes the frames as JSON Lines, one object per frame:
 "time", "from" ("client" or "server"), "message" (the frame exactly as on
@@ -194,10 +194,7 @@ func tapHTTP(ctx context.Context, a *app.App, listen, upstream string, rec func(
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: dropTime}))
 	}
-	srv := &http.Server{
-		Handler:           &HTTPTap{Upstream: u, Record: rec, Logger: log},
-		ReadHeaderTimeout: 30 * time.Second,
-	}
+	srv := newTapServer(&HTTPTap{Upstream: u, Record: rec, Logger: log})
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

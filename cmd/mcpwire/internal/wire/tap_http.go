@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -50,6 +51,11 @@ type HTTPTap struct {
 	// MaxBody bounds a request body; a larger one gets 413 and its
 	// connection is closed. Default DefaultMaxBody.
 	MaxBody int64
+	// BodyTimeout bounds the time a request's body takes to arrive, from
+	// the start of its reading; a slower one gets 408 and its connection
+	// is closed. Default DefaultBodyTimeout. The answer (an SSE stream
+	// may last as long as it likes) has no such bound.
+	BodyTimeout time.Duration
 	// MaxSessions bounds the sessions whose exchanges the tap matches
 	// with each other (a response on a GET stream with the request
 	// POSTed for it); default DefaultMaxSessions. Beyond it, the least
@@ -73,6 +79,29 @@ type HTTPTap struct {
 // DefaultMaxBody bounds the body of a request to an HTTPTap: the largest
 // message mcpwire's peers read (jsonrpc.DefaultMaxMessageSize).
 const DefaultMaxBody = jsonrpc.DefaultMaxMessageSize
+
+// DefaultBodyTimeout bounds the time a request body takes to reach an
+// HTTPTap: 30 s, 16 MiB at 0.5 MB/s.
+const DefaultBodyTimeout = 30 * time.Second
+
+// The tap's server (newTapServer) bounds the time of a request's headers,
+// and of an idle connection between requests.
+const (
+	tapHeaderTimeout = 30 * time.Second
+	tapIdleTimeout   = 2 * time.Minute
+)
+
+// newTapServer returns the server of `mcpwire tap --listen`, serving tap:
+// every input it reads bounded in time (headers, a body through
+// HTTPTap.BodyTimeout, the wait for a connection's next request), none
+// of the answers, which may be SSE streams of any length.
+func newTapServer(tap *HTTPTap) *http.Server {
+	return &http.Server{
+		Handler:           tap,
+		ReadHeaderTimeout: tapHeaderTimeout,
+		IdleTimeout:       tapIdleTimeout,
+	}
+}
 
 // An exchange is what the handling of an upstream answer needs to know of
 // its request.
@@ -130,16 +159,26 @@ func (t *HTTPTap) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	if r.ContentLength > limit {
 		return refuse(http.StatusRequestEntityTooLarge, tooLarge)
 	}
+	// The body has BodyTimeout to arrive; the deadline is lifted once it
+	// has, so that the answer is not cut. (http.Server.ReadTimeout would
+	// stay, and end an SSE answer when it passes.) A writer without read
+	// deadlines (not a server's) reads without one.
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(t.bodyTimeout()))
 	// MaxBytesReader tells net/http, too, that the body was cut.
 	body, err := readAll(http.MaxBytesReader(w, r.Body, limit), r.ContentLength, limit)
 	var tl *http.MaxBytesError
 	switch {
 	case errors.As(err, &tl):
 		return refuse(http.StatusRequestEntityTooLarge, tooLarge)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		t.log().Info("tap: a request body was too slow", "method", r.Method, "path", r.URL.Path, "timeout", t.bodyTimeout())
+		return refuse(http.StatusRequestTimeout, fmt.Sprintf("the request body did not arrive within %v", t.bodyTimeout()))
 	case err != nil:
 		t.log().Info("tap: reading a request body failed", "method", r.Method, "path", r.URL.Path, "error", err)
 		return refuse(http.StatusBadRequest, "the request body could not be read")
 	}
+	rc.SetReadDeadline(time.Time{})
 	return body, true
 }
 
@@ -279,6 +318,13 @@ func (t *HTTPTap) maxBody() int64 {
 		return t.MaxBody
 	}
 	return DefaultMaxBody
+}
+
+func (t *HTTPTap) bodyTimeout() time.Duration {
+	if t.BodyTimeout > 0 {
+		return t.BodyTimeout
+	}
+	return DefaultBodyTimeout
 }
 
 func (t *HTTPTap) maxFrame() int {
