@@ -10,6 +10,13 @@
 // served full duplex (the request body is the transport's alone to read
 // and close, see newProxy), and the Host header is kept, so the backends
 // see the address the client used.
+//
+// Every input is bounded, as a load balancer's is: a request's headers
+// must arrive within 10 s, its body within -body-timeout (30 s; 408
+// after it) and be at most -max-body bytes (16 MiB, the largest message
+// mcpwire's peers read; 413 beyond it, whether declared or found on the
+// way); a connection waits 2 minutes at most for its next request. The
+// answers, SSE streams of any length, are not bounded.
 package main
 
 import (
@@ -26,6 +33,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -46,6 +54,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "localhost:3000", "listen on `ADDR`")
 	to := fs.String("to", "", "the backends' base `URLs`, comma-separated")
+	var lim limits
+	fs.Int64Var(&lim.maxBody, "max-body", defaultMaxBody, "refuse a request body over `BYTES` (413)")
+	fs.DurationVar(&lim.bodyTimeout, "body-timeout", defaultBodyTimeout, "refuse a request body that takes longer than `DURATION` to arrive (408)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,7 +78,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: newProxy(backends, log.New(stderr, "proxy: ", 0)), ReadHeaderTimeout: 10 * time.Second}
+	if lim.maxBody <= 0 || lim.bodyTimeout <= 0 {
+		return errors.New("-max-body and -body-timeout must be positive")
+	}
+	hs := newServer(newProxy(backends, log.New(stderr, "proxy: ", 0), lim))
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -80,8 +94,36 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	return nil
 }
 
+// The bounds of what a client sends.
+const (
+	defaultMaxBody     = 16 << 20 // jsonrpc.DefaultMaxMessageSize
+	defaultBodyTimeout = 30 * time.Second
+	headerTimeout      = 10 * time.Second
+	idleTimeout        = 2 * time.Minute
+)
+
+// limits bound a request's body: its size, and the time it takes to
+// arrive.
+type limits struct {
+	maxBody     int64
+	bodyTimeout time.Duration
+}
+
+// newServer returns the proxy's server for h: the headers of a request
+// within headerTimeout, the next request of a connection within
+// idleTimeout (the body's bounds are newProxy's), and no bound on the
+// answers, SSE streams of any length. (http.Server.ReadTimeout would bound
+// the body too, but it stays set while the answer streams, and ends the
+// stream when it passes.)
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout}
+}
+
 // newProxy returns the round-robin handler over backends, logging the
-// copy errors of ReverseProxy to errorLog.
+// copy errors of ReverseProxy to errorLog. A request body over
+// lim.maxBody gets 413, one that has not arrived within lim.bodyTimeout
+// 408 (the body, streamed to the backend as it comes, fails there, and
+// the error becomes the answer); the connection is closed after either.
 //
 // Each request is served in full-duplex mode, as a load balancer streams
 // both directions. Without it, net/http's server, on the first write of
@@ -94,7 +136,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 // and closes the backend connection in the middle of the response it is
 // streaming: the client's stream was cut ("terminated" in Node), about
 // one conformance run in ten (TestResponseStreamsEndCleanlyUnderConcurrentPosts).
-func newProxy(backends []*url.URL, errorLog *log.Logger) http.Handler {
+func newProxy(backends []*url.URL, errorLog *log.Logger, lim limits) http.Handler {
+	if lim.maxBody <= 0 {
+		lim.maxBody = defaultMaxBody
+	}
+	if lim.bodyTimeout <= 0 {
+		lim.bodyTimeout = defaultBodyTimeout
+	}
 	var next atomic.Uint64
 	p := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
@@ -104,11 +152,96 @@ func newProxy(backends []*url.URL, errorLog *log.Logger) http.Handler {
 		},
 		FlushInterval: -1,
 		ErrorLog:      errorLog,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			// The transport's error may be the body's, or one it caused
+			// (the backend's connection, closed on it): the body's own
+			// failure decides.
+			if b, _ := r.Context().Value(bodyKey{}).(*boundedBody); b != nil {
+				if berr := b.failure(); berr != nil {
+					err = berr
+				}
+			}
+			var tl *http.MaxBytesError
+			switch {
+			case errors.As(err, &tl):
+				refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body exceeds %d bytes", lim.maxBody))
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				refuse(w, http.StatusRequestTimeout, fmt.Sprintf("the request body did not arrive within %v", lim.bodyTimeout))
+			default:
+				errorLog.Printf("http: proxy error: %v", err)
+				w.WriteHeader(http.StatusBadGateway)
+			}
+		},
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+		rc := http.NewResponseController(w)
+		if err := rc.EnableFullDuplex(); err != nil {
 			errorLog.Printf("full duplex: %v", err)
+		}
+		if r.ContentLength > lim.maxBody {
+			refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body exceeds %d bytes", lim.maxBody))
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			b := &boundedBody{ReadCloser: http.MaxBytesReader(w, r.Body, lim.maxBody), rc: rc}
+			rc.SetReadDeadline(time.Now().Add(lim.bodyTimeout))
+			defer b.done()
+			r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, b))
+			r.Body = b
 		}
 		p.ServeHTTP(w, r)
 	})
+}
+
+// refuse answers with status and a reason, and closes the connection,
+// whose request body is not read to its end.
+func refuse(w http.ResponseWriter, status int, reason string) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, "proxy: "+reason, status)
+}
+
+// A boundedBody is a request body read under a deadline, which it lifts
+// at the body's end, so that the answer, streaming on, is not cut (a
+// read deadline that passes ends the request, as the server reads the
+// connection to see the client go).
+type boundedBody struct {
+	io.ReadCloser
+	rc *http.ResponseController
+
+	mu     sync.Mutex
+	served bool  // the handler returned: rc may not be used any more
+	err    error // the first failure of a read, but the end
+}
+
+// bodyKey is the context key of a request's boundedBody.
+type bodyKey struct{}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.mu.Lock()
+		switch {
+		case err == io.EOF && !b.served:
+			b.rc.SetReadDeadline(time.Time{})
+		case err != io.EOF && b.err == nil:
+			b.err = err
+		}
+		b.mu.Unlock()
+	}
+	return n, err
+}
+
+// failure returns why reading the body failed, or nil.
+func (b *boundedBody) failure() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.err
+}
+
+// done marks the handler returned. (The transport may still read the
+// body, in full-duplex mode, after a backend answered early.)
+func (b *boundedBody) done() {
+	b.mu.Lock()
+	b.served = true
+	b.mu.Unlock()
 }

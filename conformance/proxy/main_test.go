@@ -52,7 +52,7 @@ func TestResponseStreamsEndCleanlyUnderConcurrentPosts(t *testing.T) {
 		backends = append(backends, u)
 	}
 	var errLog syncBuffer
-	front := httptest.NewServer(newProxy(backends, log.New(&errLog, "proxy: ", 0)))
+	front := httptest.NewServer(newProxy(backends, log.New(&errLog, "proxy: ", 0), limits{}))
 	defer front.Close()
 	const rounds = 500
 	fails := proxytest.StreamsCut(t, front.URL+"/mcp", rounds)
@@ -72,7 +72,7 @@ func TestProxySmugglesNoRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errLog syncBuffer
-	front := httptest.NewServer(newProxy([]*url.URL{u}, log.New(&errLog, "proxy: ", 0)))
+	front := httptest.NewServer(newProxy([]*url.URL{u}, log.New(&errLog, "proxy: ", 0), limits{}))
 	defer front.Close()
 	fails := proxytest.Smuggle(t, strings.TrimPrefix(front.URL, "http://"), 2)
 	if len(fails) > 0 || hidden.Load() != 0 {
