@@ -476,7 +476,7 @@ func (s *state) number(r *numberRules, x decimal, i, end int) bool {
 	fail := func(what string, b *bound) {
 		valid = false
 		if s.collect {
-			s.add(string(s.data[i:end])+" "+what+" "+b.raw, false)
+			s.add(clip(string(s.data[i:min(end, i+41)]))+" "+what+" "+clip(b.raw), false) // clip cuts at 40 bytes
 		}
 	}
 	if r.min != nil && cmpDecimal(x, r.min.d) < 0 {

@@ -160,3 +160,26 @@ func FuzzNumbersNormalize(f *testing.F) {
 		}
 	})
 }
+
+// TestNumbersNormalizeGrowthIsBounded: what Normalize writes grows with
+// the numbers it rewrites, at most to the 20 digits of a uint64 each,
+// never with an exponent: 2e19 and 1e999999999 are beyond every Go
+// integer, so they are reported, not written out.
+func TestNumbersNormalizeGrowthIsBounded(t *testing.T) {
+	p := NumbersOf(reflect.TypeFor[struct{ U []uint64 }]())
+	const n = 1 << 16
+	in := []byte(`{"U":[` + strings.Repeat(`1e18,`, n-1) + `1e18]}`)
+	out, changed, err := p.Normalize(in)
+	if err != nil || !changed {
+		t.Fatalf("Normalize: %v (changed %v)", err, changed)
+	}
+	if len(out) > 4*len(in) {
+		t.Errorf("%d bytes of 1e18 became %d", len(in), len(out))
+	}
+	in = []byte(`{"U":[` + strings.Repeat(`1e999999999,`, n-1) + `2e19]}`)
+	out, _, err = p.Normalize(in)
+	var verr *ValidationError
+	if !errors.As(err, &verr) || len(verr.Violations) != maxViolations || verr.Omitted != n-maxViolations || len(out) != len(in) {
+		t.Errorf("numbers beyond uint64: %d violations, %d omitted, %v", len(verr.Violations), verr.Omitted, err)
+	}
+}

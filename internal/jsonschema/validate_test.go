@@ -292,3 +292,20 @@ func TestManyRequiredProperties(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestNumberViolationQuotesAClip: a number out of bounds was quoted whole
+// in its violation, so that a number of a million digits made a message
+// of a million bytes (now that every integer argument of a typed tool has
+// bounds, any client can send one).
+func TestNumberViolationQuotesAClip(t *testing.T) {
+	s := MustCompile(`{"type":"integer","maximum":127}`)
+	huge := "1" + strings.Repeat("0", 1<<20)
+	err := s.Validate([]byte(huge))
+	var verr *ValidationError
+	if !errors.As(err, &verr) || len(verr.Violations) != 1 {
+		t.Fatalf("Validate: %v", err)
+	}
+	if m := verr.Violations[0].Message; len(m) > 100 || !strings.HasSuffix(m, "is greater than the maximum 127") {
+		t.Errorf("the violation of a number of %d digits: %d bytes: %.120s", len(huge), len(m), m)
+	}
+}
