@@ -184,9 +184,11 @@ func (t *HTTPTap) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 
 // readAll reads r to its end, expecting size bytes (when size >= 0), in
 // a buffer that grows to limit+1 bytes at most: more is an
-// *http.MaxBytesError.
+// *http.MaxBytesError. The buffer starts at 64 KiB at most, whatever size
+// says, and doubles as the bytes come: memory is committed for what a
+// client sends, not for what it declares.
 func readAll(r io.Reader, size, limit int64) ([]byte, error) {
-	buf := make([]byte, 0, min(max(size, 512), limit)+1)
+	buf := make([]byte, 0, min(max(size, 512), limit, 64<<10)+1)
 	for {
 		if len(buf) == cap(buf) {
 			more := min(int64(cap(buf)), limit+1-int64(cap(buf)))

@@ -110,3 +110,44 @@ func TestHTTPTapBoundsTheTimeOfABody(t *testing.T) {
 		t.Errorf("the SSE answer: %q, %v; want its 3 events", b, err)
 	}
 }
+
+// TestHTTPTapCommitsMemoryAsTheBodyComes: the tap made the buffer of a
+// body as large as its Content-Length said (up to MaxBody, 16 MiB) before
+// a byte of it came, so that a client opening connections that each
+// declare 16 MiB and send nothing more held 16 MiB per connection, for
+// BodyTimeout now (before, for ever). The buffer now grows with what
+// arrives.
+func TestHTTPTapCommitsMemoryAsTheBodyComes(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	ts := httptest.NewServer(&HTTPTap{Upstream: u})
+	defer ts.Close()
+	addr := ts.Listener.Addr().String()
+	const conns = 8
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range conns {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", addr, DefaultMaxBody)
+		c.(*net.TCPConn).CloseWrite() // the body ends there: the tap answers 400
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		c.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("a body cut short: %s, want 400", resp.Status)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > conns<<20 {
+		t.Errorf("%d bodies that declared %d MiB and sent 1 byte made the tap allocate %d MiB", conns, DefaultMaxBody>>20, grew>>20)
+	}
+}
