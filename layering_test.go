@@ -3,6 +3,7 @@ package mcpwire_test
 import (
 	"bufio"
 	"bytes"
+	"os"
 	"os/exec"
 	"path"
 	"slices"
@@ -44,12 +45,12 @@ var layers = map[string][]string{
 	"store/storetest":           {"store", "mcp", "jsonrpc"}, // tests only: what every Store must do
 	"store/redis/redistest":     {},                          // tests only: a real redis-server for a test package
 	"mcptest":                   {"server", "client", "transport/...", "mcp", "jsonrpc"},
-	"servers/sqlite":            {"server", "mcp"},
-	"servers/git":               {"server", "mcp"},
+	"servers/sqlite":            {"", "server", "mcp"},
+	"servers/git":               {"", "server", "mcp"},
 	"servers/internal/argtest":  {"mcp"}, // test support: what every server's tools must do with their arguments
 	"cmd/mcpwire":               {"cmd/mcpwire/internal/cli"},
 
-	"servers/filesystem":                {"server", "mcp", "jsonrpc", "servers/filesystem/internal/glob", "servers/filesystem/internal/udiff"}, // jsonrpc: the typed error codes of resources/read
+	"servers/filesystem":                {"", "server", "mcp", "jsonrpc", "servers/filesystem/internal/glob", "servers/filesystem/internal/udiff"}, // jsonrpc: the typed error codes of resources/read
 	"servers/filesystem/internal/glob":  {},
 	"servers/filesystem/internal/udiff": {},
 	"servers/filesystem/internal/peers": {}, // test support: finds the official server
@@ -74,11 +75,12 @@ var cliLayers = map[string][]string{
 	"cmd/mcpwire/internal/check":   {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"}, // check
 	"cmd/mcpwire/internal/inspect": {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"}, // the web inspector
 	"cmd/mcpwire/internal/bridge":  {"cmd/mcpwire/internal/app", "internal/jsonscan"},           // bridge (which edits members of messages in place)
+	"cmd/mcpwire/internal/release": {},                                                          // scripts/release and the tests of an install from a module proxy
 }
 
 // cliLibrary is what the packages of the command line may import of the
 // library.
-var cliLibrary = []string{"server", "client", "transport/...", "auth", "mcp", "jsonrpc", "internal/jsonschema", "servers/...",
+var cliLibrary = []string{"", "server", "client", "transport/...", "auth", "mcp", "jsonrpc", "internal/jsonschema", "servers/...",
 	"otel/..."} // the otel module (its own go.mod): OpenTelemetry for the command line only, never the library
 
 func init() {
@@ -88,7 +90,7 @@ func init() {
 }
 
 // public packages, which examples and conformance programs may use.
-var public = []string{"jsonrpc", "mcp", "transport/...", "server", "server/fullschema", "client", "auth", "store/...", "mcptest", "servers/...", "otel/..."}
+var public = []string{"", "jsonrpc", "mcp", "transport/...", "server", "server/fullschema", "client", "auth", "store/...", "mcptest", "servers/...", "otel/..."}
 
 // stdlibOnly lists packages that may import nothing outside the standard
 // library and the module: the core every user links.
@@ -103,10 +105,15 @@ func matches(pkg string, patterns []string) bool {
 	return false
 }
 
+// workspace are the modules of the repository that hold the library and
+// the command line, as go.work lists them (the otel and bench modules
+// check their own layering).
+var workspace = []string{"./...", "./cmd/mcpwire/...", "./conformance/...", "./servers/sqlite/...", "./store/redis/..."}
+
 func TestLayering(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	out, err := exec.Command("go", append([]string{"list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}"}, workspace...)...).Output()
 	if err != nil {
-		t.Fatalf("go list: %v", err)
+		t.Fatalf("go list: %v%s", err, stderr(err))
 	}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	n := 0
@@ -122,7 +129,8 @@ func TestLayering(t *testing.T) {
 			continue
 		}
 		for _, imp := range fields[1:] {
-			if own, ok := strings.CutPrefix(imp, module+"/"); ok {
+			if own, ok := strings.CutPrefix(imp+"/", module+"/"); ok {
+				own = strings.TrimSuffix(own, "/") // "" is the root package
 				switch {
 				case programs && !matches(own, public):
 					t.Errorf("%s imports %s: examples and conformance programs use public packages only", pkg, own)
@@ -147,6 +155,74 @@ func TestLayering(t *testing.T) {
 	if n == 0 {
 		t.Fatal("go list listed no packages")
 	}
+}
+
+// modulePaths says which module each package is in, beyond the library
+// module: a package whose dependencies a library user must not download
+// is in a module of its own.
+var modulePaths = map[string]string{
+	"cmd/mcpwire":    "cmd/mcpwire",    // cobra, the inspector's browser tests, OpenTelemetry's exporters
+	"conformance":    "conformance",    // the programs of the conformance suites: OpenTelemetry, Redis
+	"servers/sqlite": "servers/sqlite", // modernc.org/sqlite
+	"store/redis":    "store/redis",    // github.com/redis/go-redis
+	"otel":           "otel",           // OpenTelemetry
+	"bench":          "bench",          // the peers' SDKs, for measurement only
+}
+
+// heavy are the modules that the library module must never require: a
+// user who imports server, client and a transport downloads none of them
+// (TestInstallFromProxy checks a real user's go.sum).
+var heavy = []string{"github.com/chromedp/", "github.com/spf13/cobra", "go.opentelemetry.io/", "google.golang.org/grpc", "google.golang.org/protobuf", "github.com/redis/go-redis/", "modernc.org/", "github.com/rogpeppe/go-internal"}
+
+// TestModules: each package is in the module the table says, and the
+// library module requires none of the heavy modules.
+func TestModules(t *testing.T) {
+	out, err := exec.Command("go", append([]string{"list", "-f", "{{.ImportPath}} {{.Module.Path}}"}, workspace...)...).Output()
+	if err != nil {
+		t.Fatalf("go list: %v%s", err, stderr(err))
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, mod, _ := strings.Cut(line, " ")
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		want := module
+		for dir, m := range modulePaths {
+			if rel == dir || strings.HasPrefix(rel, dir+"/") {
+				want = module + "/" + m
+			}
+		}
+		if mod != want {
+			t.Errorf("package %s is in module %s, want %s", pkg, mod, want)
+		}
+	}
+	gomod, err := exec.Command("go", "list", "-m", "-f", "{{.GoMod}}", module).Output()
+	if err != nil {
+		t.Fatalf("go list -m: %v%s", err, stderr(err))
+	}
+	data, err := os.ReadFile(strings.TrimSpace(string(gomod)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+		if len(f) == 0 {
+			continue
+		}
+		for _, h := range heavy {
+			if strings.HasPrefix(f[0], h) {
+				t.Errorf("the library's go.mod requires %s: move what needs it into the module of its user", f[0])
+			}
+		}
+		if f[0] == "replace" {
+			t.Errorf("the library's go.mod has a replace directive: go install refuses it (go.work points versions at the tree)")
+		}
+	}
+}
+
+func stderr(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return "\n" + string(ee.Stderr)
+	}
+	return ""
 }
 
 func TestLayeringPatterns(t *testing.T) {

@@ -3,7 +3,7 @@ module github.com/mcpwire/mcpwire/otel
 go 1.26.0
 
 require (
-	github.com/mcpwire/mcpwire v0.0.0
+	github.com/mcpwire/mcpwire v0.99.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
@@ -34,5 +34,3 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 )
-
-replace github.com/mcpwire/mcpwire => ../

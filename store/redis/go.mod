@@ -1,0 +1,16 @@
+module github.com/mcpwire/mcpwire/store/redis
+
+go 1.26.0
+
+require (
+	github.com/mcpwire/mcpwire v0.99.0
+	github.com/redis/go-redis/v9 v9.23.0
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
