@@ -10,16 +10,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwire/mcpwire"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/store"
 )
 
-// The server's identity.
-const (
-	serverName    = "mcpwire-everything-server"
-	serverVersion = "0.1.0"
-)
+// The server's identity: its version is mcpwire's (mcpwire.Version).
+const serverName = "mcpwire-everything-server"
+
+var serverVersion = mcpwire.Version()
 
 // The data of the suite's binary fixtures, base64 as on the wire: a 1×1
 // PNG (tools-call-image, resources-read-binary, prompts-get-with-image)

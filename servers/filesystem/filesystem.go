@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/mcpwire/mcpwire"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
 )
@@ -205,18 +205,7 @@ func (f *FS) Server(opts *server.Options) (*server.Server, error) {
 // Implementation is the server's name and version: mcpwire-filesystem and
 // the version of the mcpwire module it was built from.
 func Implementation() mcp.Implementation {
-	v := "devel"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Path == "github.com/mcpwire/mcpwire" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
-		for _, d := range bi.Deps {
-			if d.Path == "github.com/mcpwire/mcpwire" {
-				v = d.Version
-			}
-		}
-	}
-	return mcp.Implementation{Name: "mcpwire-filesystem", Title: "Filesystem", Version: v}
+	return mcp.Implementation{Name: "mcpwire-filesystem", Title: "Filesystem", Version: mcpwire.Version()}
 }
 
 // errClosed fails calls after Close.

@@ -1,12 +1,13 @@
 package git
 
 import (
+	"github.com/mcpwire/mcpwire"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
 )
 
 // Implementation names the server that New builds.
-var Implementation = mcp.Implementation{Name: "mcpwire-git", Title: "Git (mcpwire)", Version: "0.1.0"}
+var Implementation = mcp.Implementation{Name: "mcpwire-git", Title: "Git (mcpwire)", Version: mcpwire.Version()}
 
 // Instructions returns the server's instructions for the model, naming the
 // repository it serves.

@@ -3,12 +3,13 @@ package sqlite
 import (
 	"fmt"
 
+	"github.com/mcpwire/mcpwire"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
 )
 
 // Implementation names the server that New builds.
-var Implementation = mcp.Implementation{Name: "mcpwire-sqlite", Title: "SQLite (mcpwire)", Version: "0.1.0"}
+var Implementation = mcp.Implementation{Name: "mcpwire-sqlite", Title: "SQLite (mcpwire)", Version: mcpwire.Version()}
 
 // Instructions returns the server's instructions for the model.
 func (d *Database) Instructions() string {

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwire/mcpwire"
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
@@ -127,7 +128,7 @@ func (a *App) dial(ctx context.Context, t *Target, log *slog.Logger, o *client.O
 		opts = *o
 	}
 	opts.Version, opts.Logger = a.Global.Protocol, log
-	c := client.New(mcp.Implementation{Name: "mcpwire", Version: Version()}, a.ClientOptions(&opts))
+	c := client.New(mcp.Implementation{Name: "mcpwire", Version: mcpwire.Version()}, a.ClientOptions(&opts))
 	sess, err := c.Connect(ctx, l.Transport)
 	if err != nil {
 		l.done()

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpwire/mcpwire"
 )
 
 // A Family is a group of related verbs, as one package of the command
@@ -31,7 +33,7 @@ type Family struct {
 func (a *App) NewRoot(families ...Family) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mcpwire",
-		Version:       Version(),
+		Version:       mcpwire.ReadBuild().String(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// Suggestions for a mistyped command: within 2 edits.

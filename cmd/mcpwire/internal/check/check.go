@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/mcpwire/mcpwire"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/frames"
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -91,7 +92,7 @@ func (c *checker) wire(url string, modern bool) (wire, error) {
 
 // newPeer returns a peer of the era on w, a wire to url.
 func (c *checker) newPeer(w wire, url string, modern bool, v mcp.Version) *peer {
-	p := &peer{w: w, url: url, modern: modern, version: v, client: mcp.Implementation{Name: "mcpwire-check", Version: app.Version()}}
+	p := &peer{w: w, url: url, modern: modern, version: v, client: mcp.Implementation{Name: "mcpwire-check", Version: mcpwire.Version()}}
 	if sw, ok := w.(*stdioWire); ok {
 		sw.probe = p.probe
 	}

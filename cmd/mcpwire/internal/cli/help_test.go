@@ -38,6 +38,7 @@ func TestHelp(t *testing.T) {
 		"bench":            {"bench", "--help"},
 		"check":            {"check", "--help"},
 		"bridge":           {"bridge", "--help"},
+		"version":          {"version", "--help"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, clitest.ServerOptions{})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpwire/mcpwire"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/bench"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/bridge"
@@ -55,6 +56,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // families.
 func newRootCmd(a *app.App, families ...app.Family) *cobra.Command {
 	root := a.NewRoot(families...)
+	root.AddCommand(versionCmd(a, mcpwire.ReadBuild()))
 	root.Short = "Talk to any MCP server from the command line"
 	root.Long = rootLong
 	root.Example = rootExample

@@ -3,11 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/mcpwire/mcpwire"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/clitest"
 )
@@ -128,7 +131,31 @@ func TestVersionFlag(t *testing.T) {
 	if code := e.Execute("--version"); code != app.ExitOK {
 		t.Errorf("exit %d", code)
 	}
-	clitest.CheckOutput(t, "stdout", e.Stdout.String(), "mcpwire "+app.Version()+"\n")
+	clitest.CheckOutput(t, "stdout", e.Stdout.String(), "mcpwire "+mcpwire.ReadBuild().String()+"\n")
+}
+
+// TestVersionCommand: mcpwire version prints what --version does, and
+// --json the build information, which tests of the installed and the
+// checked-out binary read (TestInstallFromProxy, TestVersionFromCheckout).
+func TestVersionCommand(t *testing.T) {
+	e := newTestEnv(t, clitest.ServerOptions{})
+	if code := e.Execute("version"); code != app.ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	clitest.CheckOutput(t, "stdout", e.Stdout.String(), "mcpwire "+mcpwire.ReadBuild().String()+"\n")
+	e = newTestEnv(t, clitest.ServerOptions{})
+	if code := e.Execute("version", "--json"); code != app.ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var got struct {
+		Version, Module, GoVersion, OS, Arch string
+	}
+	if err := json.Unmarshal(e.Stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v in %q", err, e.Stdout.String())
+	}
+	if got.Version == "" || got.Module == "" || got.GoVersion != runtime.Version() || got.OS != runtime.GOOS || got.Arch != runtime.GOARCH {
+		t.Errorf("version --json = %+v", got)
+	}
 }
 
 // TestCompleteServers: the shell completes @NAME and --server NAME from

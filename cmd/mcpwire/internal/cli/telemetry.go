@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/mcpwire/mcpwire"
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	mcpotel "github.com/mcpwire/mcpwire/otel"
@@ -36,7 +37,7 @@ const shutdownTimeout = 5 * time.Second
 // a setting it cannot follow is reported on stderr, and then there is no
 // telemetry either.
 func startTelemetry(ctx context.Context, stderr io.Writer) (app.Telemetry, func()) {
-	tel, err := otlpenv.Setup(ctx, otlpenv.Options{ServiceName: "mcpwire", ServiceVersion: app.Version()})
+	tel, err := otlpenv.Setup(ctx, otlpenv.Options{ServiceName: "mcpwire", ServiceVersion: mcpwire.Version()})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpwire: telemetry is off: %v\n", err)
 		return nil, func() {}
