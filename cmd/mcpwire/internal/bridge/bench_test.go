@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
 )
@@ -36,13 +34,10 @@ func BenchmarkModernCall(b *testing.B) {
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			b.SetParallelism(8)
-			var before syscall.Rusage
-			syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+			before := processCPU()
 			b.ResetTimer()
 			defer func() {
-				var after syscall.Rusage
-				syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-				cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+				cpu := processCPU() - before
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}()
 			b.RunParallel(func(pb *testing.PB) {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -186,11 +185,6 @@ func everythingServer(t *testing.T) string {
 		t.Fatal(buildErr)
 	}
 	return filepath.Join(buildDir, "everything-server")
-}
-
-// alive reports whether the process pid exists.
-func alive(pid int) bool {
-	return syscall.Kill(pid, 0) == nil
 }
 
 // eventually waits until cond holds, failing the test at the deadline.

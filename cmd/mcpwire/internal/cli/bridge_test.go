@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -124,7 +123,7 @@ func (b *bridgeProcess) interrupt(t *testing.T) {
 		t.Errorf("mcpwire bridge, interrupted: %v\n%s", err, b.stderr)
 	}
 	for _, pid := range children {
-		if syscall.Kill(pid, 0) == nil {
+		if alive(pid) {
 			t.Errorf("server process %d still runs after the bridge exited", pid)
 		}
 	}

@@ -1,0 +1,22 @@
+//go:build !unix
+
+package bridge
+
+import (
+	"os"
+	"time"
+)
+
+// alive reports whether the process pid exists (on Windows, FindProcess
+// opens it, and fails when there is none).
+func alive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	p.Release()
+	return true
+}
+
+// processCPU is not measured here: 0.
+func processCPU() time.Duration { return 0 }
