@@ -39,6 +39,7 @@ func TestHelp(t *testing.T) {
 		"check":            {"check", "--help"},
 		"bridge":           {"bridge", "--help"},
 		"version":          {"version", "--help"},
+		"doctor":           {"doctor", "--help"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, clitest.ServerOptions{})

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/bridge"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/catalog"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/check"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/doctor"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/inspect"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/login"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/serve"
@@ -30,6 +31,7 @@ func families() []app.Family {
 		talk.Family(),
 		wire.Family(),
 		inspect.Family(),
+		doctor.Family(),
 		login.Family(),
 		serve.Family(),
 		bridge.Family(),
