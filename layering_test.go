@@ -61,7 +61,7 @@ var layers = map[string][]string{
 // and the library packages of cliLibrary. The verb families import app
 // only; cli composes them.
 var cliLayers = map[string][]string{
-	"cmd/mcpwire/internal/cli":     {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/talk", "cmd/mcpwire/internal/login", "cmd/mcpwire/internal/wire", "cmd/mcpwire/internal/serve", "cmd/mcpwire/internal/catalog", "cmd/mcpwire/internal/bench", "cmd/mcpwire/internal/check", "cmd/mcpwire/internal/inspect", "cmd/mcpwire/internal/bridge", "cmd/mcpwire/internal/doctor"},
+	"cmd/mcpwire/internal/cli":     {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/talk", "cmd/mcpwire/internal/login", "cmd/mcpwire/internal/wire", "cmd/mcpwire/internal/serve", "cmd/mcpwire/internal/catalog", "cmd/mcpwire/internal/bench", "cmd/mcpwire/internal/check", "cmd/mcpwire/internal/inspect", "cmd/mcpwire/internal/bridge", "cmd/mcpwire/internal/doctor", "cmd/mcpwire/internal/diff"},
 	"cmd/mcpwire/internal/app":     {"cmd/mcpwire/internal/frames", "cmd/mcpwire/internal/config"},
 	"cmd/mcpwire/internal/frames":  {},                                                          // the recording format and the live view of frames
 	"cmd/mcpwire/internal/wire":    {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"}, // tap, replay
@@ -77,6 +77,7 @@ var cliLayers = map[string][]string{
 	"cmd/mcpwire/internal/bridge":  {"cmd/mcpwire/internal/app", "internal/jsonscan"},                                          // bridge (which edits members of messages in place)
 	"cmd/mcpwire/internal/release": {},                                                                                         // scripts/release and the tests of an install from a module proxy
 	"cmd/mcpwire/internal/netlog":  {"cmd/mcpwire/internal/config"},                                                            // the HTTP exchanges of a client, secrets masked
+	"cmd/mcpwire/internal/diff":    {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"},                                // diff
 	"cmd/mcpwire/internal/doctor":  {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/config", "cmd/mcpwire/internal/netlog"}, // doctor
 }
 

@@ -40,6 +40,7 @@ func TestHelp(t *testing.T) {
 		"bridge":           {"bridge", "--help"},
 		"version":          {"version", "--help"},
 		"doctor":           {"doctor", "--help"},
+		"diff":             {"diff", "--help"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, clitest.ServerOptions{})

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/bridge"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/catalog"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/check"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/diff"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/doctor"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/inspect"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/login"
@@ -32,6 +33,7 @@ func families() []app.Family {
 		wire.Family(),
 		inspect.Family(),
 		doctor.Family(),
+		diff.Family(),
 		login.Family(),
 		serve.Family(),
 		bridge.Family(),
