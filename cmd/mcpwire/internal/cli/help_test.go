@@ -41,6 +41,7 @@ func TestHelp(t *testing.T) {
 		"version":          {"version", "--help"},
 		"doctor":           {"doctor", "--help"},
 		"diff":             {"diff", "--help"},
+		"verify":           {"verify", "--help"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, clitest.ServerOptions{})

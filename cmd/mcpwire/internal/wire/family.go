@@ -22,7 +22,7 @@ import (
 func Family() app.Family {
 	return app.Family{
 		Groups:   []cobra.Group{{ID: groupWire, Title: "Seeing the wire:"}},
-		Commands: func(a *app.App) []*cobra.Command { return []*cobra.Command{newTapCmd(a), newReplayCmd(a)} },
+		Commands: func(a *app.App) []*cobra.Command { return []*cobra.Command{newTapCmd(a), newReplayCmd(a), newVerifyCmd(a)} },
 	}
 }
 
