@@ -21,8 +21,10 @@ import (
 // Family returns the verbs of this package, for the root command.
 func Family() app.Family {
 	return app.Family{
-		Groups:   []cobra.Group{{ID: groupWire, Title: "Seeing the wire:"}},
-		Commands: func(a *app.App) []*cobra.Command { return []*cobra.Command{newTapCmd(a), newReplayCmd(a), newVerifyCmd(a)} },
+		Groups: []cobra.Group{{ID: groupWire, Title: "Seeing the wire:"}},
+		Commands: func(a *app.App) []*cobra.Command {
+			return []*cobra.Command{newTapCmd(a), newReplayCmd(a), newVerifyCmd(a)}
+		},
 	}
 }
 
