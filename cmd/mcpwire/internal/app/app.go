@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -105,6 +106,10 @@ type Target struct {
 	// Observer, if not nil, sees every frame exchanged with the server
 	// (--trace).
 	Observer transport.Observer
+	// WrapHTTP, if not nil, wraps the HTTP transport of a server at URL,
+	// below the authorization layer: it sees every HTTP exchange as it
+	// goes on the wire (mcpwire inspect's Network view).
+	WrapHTTP func(http.RoundTripper) http.RoundTripper
 	// Config is the configured server the target is, or nil.
 	Config *config.Server
 }

@@ -87,6 +87,10 @@ func httpClient(t *Target, log *slog.Logger) (*http.Client, http.Header, *httpWa
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxIdleConnsPerHost = streamable.DefaultMaxIdleConnsPerHost // Go's 2 would reopen connections under -c N
+	var wire http.RoundTripper = base
+	if t.WrapHTTP != nil {
+		wire = t.WrapHTTP(base)
+	}
 	w := &httpWatch{url: t.URL, login: "--url " + t.URL, authHeader: hdr.Get("Authorization") != ""}
 	if t.Config != nil {
 		w.login = "@" + t.Config.Name
@@ -95,7 +99,7 @@ func httpClient(t *Target, log *slog.Logger) (*http.Client, http.Header, *httpWa
 	if t.TokenStore != "" {
 		store = auth.NewFileTokenStore(t.TokenStore)
 	}
-	at, err := auth.NewTransport(&challengeWatch{w: w, next: base}, &auth.ClientOptions{
+	at, err := auth.NewTransport(&challengeWatch{w: w, next: wire}, &auth.ClientOptions{
 		Store:             store,
 		AllowLoopbackHTTP: IsLoopback(u),
 		Logger:            log,

@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -49,9 +48,27 @@ the server has ended, to look at what happened.
 --timeout bounds starting and connecting to the server; each request the
 page makes is bounded by --request-timeout, and each of the server's
 questions waits at most --answer-timeout for your answer (and no longer
-once no page is open).`
+once no page is open).
 
-const inspectExample = `  mcpwire inspect -- npx -y @modelcontextprotocol/server-everything
+Without a server, mcpwire inspect lists the servers of the hosts'
+configuration files (what mcpwire servers shows, --config FILE for one
+file) and connects to the one you choose in the page, and to another when
+you switch. The page names a server, never a command: only the servers of
+those files are started, and none of a file that another user owns or
+may write.
+
+Besides the lists and the frames, the page shows the session's tasks, the
+HTTP exchanges of a server over HTTP (Network: headers with Authorization,
+cookies and tokens masked, each SSE event, each resumption), a connection
+doctor (the checklist of mcpwire doctor), and Reconnect: a new session to
+the same server, and what changed between the two. A call and its result
+are saved as a check (exact, with paths to ignore, or a JSON Schema the
+result must meet) into the file of --checks, which mcpwire verify runs in
+CI; GET /checks downloads them. The URL's #fragment names what the page
+shows (a tool, a frame, a task), and a reload keeps it.`
+
+const inspectExample = `  mcpwire inspect
+  mcpwire inspect -- npx -y @modelcontextprotocol/server-everything
   mcpwire inspect --url http://localhost:3000/mcp
   mcpwire inspect @github --no-browser --listen 127.0.0.1:6274`
 
@@ -63,29 +80,40 @@ func newInspectCmd(a *app.App) *cobra.Command {
 		opts      Options
 	}
 	cmd := &cobra.Command{
-		Use:               "inspect [--listen ADDR] [--no-browser] (@NAME | --url URL | -- COMMAND [ARG...])",
+		Use:               "inspect [--listen ADDR] [--no-browser] [@NAME | --url URL | -- COMMAND [ARG...]]",
 		Short:             "Inspect a server in a web page: its tools, resources, prompts and every frame",
 		Long:              inspectLong,
 		Example:           inspectExample,
 		GroupID:           groupInspect,
 		Args:              app.ServerArgs(),
 		ValidArgsFunction: a.CompleteArgs(0),
-		RunE: a.RunE(func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("json") {
-				return app.UsageErrorf("inspect takes no --json: its output is the page")
+		RunE: func(cmd *cobra.Command, args []string) error {
+			catalog := len(args) == 0 && cmd.ArgsLenAtDash() < 0 && !cmd.Flags().Changed("url") && !cmd.Flags().Changed("server")
+			body := func(cmd *cobra.Command, _ []string) error {
+				if cmd.Flags().Changed("json") {
+					return app.UsageErrorf("inspect takes no --json: its output is the page")
+				}
+				ln, err := listen(o.listen)
+				if err != nil {
+					return err
+				}
+				defer ln.Close()
+				return run(cmd.Context(), a, ln, !o.noBrowser, &o.opts, catalog)
 			}
-			ln, err := listen(o.listen)
-			if err != nil {
+			if !catalog {
+				return a.RunE(body)(cmd, args)
+			}
+			if err := a.ParseLocal(cmd); err != nil {
 				return err
 			}
-			defer ln.Close()
-			return run(cmd.Context(), a, ln, !o.noBrowser, &o.opts)
-		}),
+			return app.Failure(body(cmd, args))
+		},
 	}
 	fs := cmd.Flags()
 	fs.Var(app.NamedString(&o.listen, "ADDR"), "listen", "serve the page on this loopback address, such as 127.0.0.1:6274 (default: a free port of 127.0.0.1)")
 	fs.BoolVar(&o.noBrowser, "no-browser", false, "only print the page's URL; do not open a browser")
 	fs.DurationVar(&o.opts.RequestTimeout, "request-timeout", DefaultRequestTimeout, "bound each request the page makes (a tool call...), your answers included")
+	fs.StringVar(&o.opts.ChecksFile, "checks", "", "read the saved checks from this `FILE`, and write those the page saves to it (mcpwire verify runs them)")
 	fs.DurationVar(&o.opts.AnswerTimeout, "answer-timeout", DefaultAnswerTimeout, "how long a question of the server (elicitation, sampling) waits for your answer")
 	return cmd
 }
@@ -113,27 +141,35 @@ func listen(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// run connects to the server, serves the page on ln until ctx ends, and
-// closes everything.
-func run(ctx context.Context, a *app.App, ln net.Listener, browse bool, o *Options) error {
+// run connects to the server (or, with catalog, reads the hosts'
+// configuration files), serves the page on ln until ctx ends, and closes
+// everything.
+func run(ctx context.Context, a *app.App, ln net.Listener, browse bool, o *Options, catalog bool) error {
 	in := New(describeTarget(&a.Global.Target), o)
+	in.app = a
 	defer in.Close()
-	t := &a.Global.Target
-	t.Observer = teeObserver(t.Observer, in.Observer())
-
-	dctx := ctx
-	if a.Global.Timeout > 0 {
-		var cancel context.CancelFunc
-		dctx, cancel = context.WithTimeout(ctx, a.Global.Timeout)
-		defer cancel()
+	if err := in.loadChecks(); err != nil {
+		return app.Failure(err)
 	}
-	copts := in.ClientOptions()
-	sess, end, err := a.OpenSessionWith(dctx, &a.Global.Target, copts, in.StderrLogger(a.Logger()))
-	if err != nil {
-		return err
+	if catalog {
+		if err := in.loadCatalog(); err != nil {
+			return app.Failure(err)
+		}
+		in.mu.Lock()
+		in.st.Status, in.st.Server.Target = "catalog", ""
+		in.mu.Unlock()
+		in.publish()
+	} else {
+		dctx := ctx
+		if a.Global.Timeout > 0 {
+			var cancel context.CancelFunc
+			dctx, cancel = context.WithTimeout(ctx, a.Global.Timeout)
+			defer cancel()
+		}
+		if err := in.open(dctx, &a.Global.Target, a.Logger()); err != nil {
+			return err
+		}
 	}
-	defer end()
-	in.Attach(dctx, sess, clientCaps(copts))
 
 	token := newToken()
 	h, err := newHandler(in, ln.Addr().String(), token)
@@ -145,8 +181,15 @@ func run(ctx context.Context, a *app.App, ln net.Listener, browse bool, o *Optio
 	if f, ok := a.Stdout.(interface{ Sync() error }); ok {
 		f.Sync()
 	}
-	info := sess.ServerInfo()
-	fmt.Fprintf(a.Stderr, "mcpwire: inspecting %s %s (protocol %s); interrupt (Ctrl-C) to stop\n", info.Name, info.Version, sess.ProtocolVersion())
+	in.mu.Lock()
+	sess, cat := in.sess, in.st.Catalog
+	in.mu.Unlock()
+	if sess != nil {
+		info := sess.ServerInfo()
+		fmt.Fprintf(a.Stderr, "mcpwire: inspecting %s %s (protocol %s); interrupt (Ctrl-C) to stop\n", info.Name, info.Version, sess.ProtocolVersion())
+	} else {
+		fmt.Fprintf(a.Stderr, "mcpwire: %d servers in the hosts' configuration files: choose one in the page; interrupt (Ctrl-C) to stop\n", len(cat.Servers))
+	}
 
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: time.Minute}
 	served := make(chan error, 1)
@@ -156,24 +199,10 @@ func run(ctx context.Context, a *app.App, ln net.Listener, browse bool, o *Optio
 			fmt.Fprintf(a.Stderr, "mcpwire: cannot open a browser (%v); open the URL above\n", err)
 		}
 	}
-
-	sessDone := sess.Done()
-wait:
-	for {
-		select {
-		case <-sessDone:
-			sessDone = nil
-			why := end()
-			if why == nil {
-				why = errors.New("the server closed the connection")
-			}
-			in.End(why)
-			fmt.Fprintf(a.Stderr, "mcpwire: %v; the page stays until you interrupt mcpwire\n", why)
-		case err := <-served:
-			return app.Failure(err)
-		case <-ctx.Done():
-			break wait
-		}
+	select {
+	case err := <-served:
+		return app.Failure(err)
+	case <-ctx.Done():
 	}
 	in.Close() // ends the event streams, so that Shutdown finds the connections idle
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/frames"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
@@ -66,6 +67,9 @@ type Options struct {
 	MaxBody         int64
 	MaxRecording    int64
 	MaxListItems    int
+	// ChecksFile, if not "", is the file the page's saved checks are
+	// read from and written to (--checks).
+	ChecksFile string
 }
 
 // withDefaults returns o with every zero field set to its default.
@@ -110,6 +114,10 @@ type Inspector struct {
 	target string // how the command line named the server
 
 	sess *client.Session // set by Attach
+	cur  *link           // the session's target and end, when the inspector opened it (session.go)
+	gen  int             // counts the sessions opened
+	app  *app.App        // what opens sessions and reads the catalog; nil in tests that Attach their own
+	net  *netLog         // the HTTP exchanges (network.go)
 	// base is the context of the inspector's own work (reading lists
 	// again); Close cancels it.
 	base context.Context
@@ -142,6 +150,14 @@ type pageState struct {
 	// Listening says, in the modern era, which notifications the server
 	// sends (the subscriptions/listen it acknowledged), or why none.
 	Listening string `json:"listening,omitempty"`
+	// Changes are what changed at the last Reconnect (reconnect.go).
+	Changes *reconnectDiff `json:"changes,omitempty"`
+	// Catalog lists the servers of the hosts' configuration files, when
+	// mcpwire inspect was started without one (catalog.go).
+	Catalog *catalogState `json:"catalog,omitempty"`
+	// Checks are the saved checks (checks.go), and the last run's
+	// results.
+	Checks []checkState `json:"checks"`
 }
 
 // serverState is the server of the session.
@@ -169,8 +185,9 @@ func New(target string, o *Options) *Inspector {
 	in.st = pageState{
 		Status: "connecting", Server: serverState{Target: target},
 		Tools: []mcp.Tool{}, Resources: []mcp.Resource{}, Templates: []mcp.ResourceTemplate{}, Prompts: []mcp.Prompt{},
-		Roots: []mcp.Root{}, Subscriptions: []string{},
+		Roots: []mcp.Root{}, Subscriptions: []string{}, Checks: []checkState{},
 	}
+	in.net = &netLog{hub: in.hub}
 	in.publishLocked()
 	return in
 }
@@ -268,9 +285,14 @@ func (in *Inspector) Close() {
 	}
 	l := in.listen
 	in.listen = nil
+	cur := in.cur
+	in.gen++ // the session's end is not news
 	in.mu.Unlock()
 	if l != nil {
 		l.Close()
+	}
+	if cur != nil {
+		cur.end()
 	}
 	in.wg.Wait()
 }
@@ -314,31 +336,37 @@ const (
 // readList reads one of the server's lists, every page, into the state
 // (not published); a list the server does not offer stays empty.
 func (in *Inspector) readList(ctx context.Context, kind string) {
-	caps := in.sess.ServerCapabilities()
+	in.mu.Lock()
+	sess := in.sess
+	in.mu.Unlock()
+	if sess == nil {
+		return // a new session is being opened
+	}
+	caps := sess.ServerCapabilities()
 	var err error
 	switch kind {
 	case listTools:
 		if caps.Tools != nil {
 			var l []mcp.Tool
-			l, err = collect(in.sess.Tools(ctx), in.opts.MaxListItems)
+			l, err = collect(sess.Tools(ctx), in.opts.MaxListItems)
 			in.setList(kind, func(st *pageState) { st.Tools = l }, err)
 		}
 	case listResources:
 		if caps.Resources != nil {
 			var l []mcp.Resource
-			l, err = collect(in.sess.Resources(ctx), in.opts.MaxListItems)
+			l, err = collect(sess.Resources(ctx), in.opts.MaxListItems)
 			in.setList(kind, func(st *pageState) { st.Resources = l }, err)
 		}
 	case listTemplates:
 		if caps.Resources != nil {
 			var l []mcp.ResourceTemplate
-			l, err = collect(in.sess.ResourceTemplates(ctx), in.opts.MaxListItems)
+			l, err = collect(sess.ResourceTemplates(ctx), in.opts.MaxListItems)
 			in.setList(kind, func(st *pageState) { st.Templates = l }, err)
 		}
 	case listPrompts:
 		if caps.Prompts != nil {
 			var l []mcp.Prompt
-			l, err = collect(in.sess.Prompts(ctx), in.opts.MaxListItems)
+			l, err = collect(sess.Prompts(ctx), in.opts.MaxListItems)
 			in.setList(kind, func(st *pageState) { st.Prompts = l }, err)
 		}
 	}
@@ -443,8 +471,13 @@ func (in *Inspector) refreshLists() {
 // notifications: the list changes its capabilities announce, and the
 // resources the person subscribed to.
 func (in *Inspector) relisten(ctx context.Context) {
-	caps := in.sess.ServerCapabilities()
 	in.mu.Lock()
+	sess := in.sess
+	if sess == nil {
+		in.mu.Unlock()
+		return
+	}
+	caps := sess.ServerCapabilities()
 	f := mcp.SubscriptionFilter{
 		ToolsListChanged:      caps.Tools != nil && caps.Tools.ListChanged,
 		PromptsListChanged:    caps.Prompts != nil && caps.Prompts.ListChanged,
@@ -461,7 +494,7 @@ func (in *Inspector) relisten(ctx context.Context) {
 		in.setListening("no notifications: the server announces no list changes")
 		return
 	}
-	sub, err := in.sess.Listen(ctx, f)
+	sub, err := sess.Listen(ctx, f)
 	if err != nil {
 		in.setListening("no notifications: subscriptions/listen failed: " + describe(err).Message)
 		return

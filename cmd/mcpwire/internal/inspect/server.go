@@ -70,6 +70,7 @@ func newHandler(in *Inspector, addr, token string) (*handler, error) {
 	h.mux.HandleFunc("GET /{$}", h.page)
 	h.mux.HandleFunc("GET /events", h.events)
 	h.mux.HandleFunc("GET /export", h.export)
+	h.mux.HandleFunc("GET /checks", h.checks)
 	h.mux.HandleFunc("POST /api/recording", h.recording)
 	h.mux.HandleFunc("POST /api/answer", h.answer)
 	h.mux.HandleFunc("POST /api/cancel", h.cancel)
@@ -159,6 +160,10 @@ func fail(w http.ResponseWriter, err error) {
 		status = http.StatusConflict
 	case errors.Is(err, errNoSession):
 		status = http.StatusServiceUnavailable
+	case errors.Is(err, errNotInCatalog):
+		status = http.StatusNotFound
+	case errors.Is(err, errRefusedFile):
+		status = http.StatusForbidden
 	case errors.As(err, &mbe):
 		status = http.StatusRequestEntityTooLarge
 		err = fmt.Errorf("the request is larger than %d bytes", mbe.Limit)
@@ -204,6 +209,18 @@ var operations = map[string]operation{
 	"roots":     op((*Inspector).setRoots),
 	"refresh":   op(func(in *Inspector, ctx context.Context, _ *noArgs) (*outcome, error) { return in.refreshAll(ctx) }),
 	"ping":      op(func(in *Inspector, ctx context.Context, _ *noArgs) (*outcome, error) { return in.ping(ctx) }),
+	// reconnect.go, catalog.go, checks.go, extras.go
+	"reconnect":     op((*Inspector).reconnect),
+	"connect":       op((*Inspector).connectTo),
+	"catalog":       op(func(in *Inspector, ctx context.Context, _ *noArgs) (*outcome, error) { return &outcome{}, in.loadCatalog() }),
+	"doctor":        op((*Inspector).runDoctor),
+	"checks/save":   op((*Inspector).saveCheck),
+	"checks/delete": op((*Inspector).deleteCheck),
+	"checks/run":    op((*Inspector).runChecks),
+	"task/call":     op((*Inspector).callAsTask),
+	"task/get":      op((*Inspector).getTask),
+	"task/result":   op((*Inspector).taskResult),
+	"task/cancel":   op((*Inspector).cancelTask),
 }
 
 // operate runs an operation of the page.

@@ -1,0 +1,92 @@
+package inspect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/doctor"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// The doctor, in the page: the checklist of the server of the session
+// (or of the catalog's server the page names), as mcpwire doctor prints
+// it; and the tasks of the 2025-11-25 form, which the client asks for
+// (in the 2026-07-28 era the server decides, and a call follows its task
+// by itself: the page shows it from the frames).
+
+// doctorArgs name the server to examine: "" for the session's, or a
+// server of the catalog.
+type doctorArgs struct {
+	Name string `json:"name,omitempty"`
+}
+
+// runDoctor runs the doctor.
+func (in *Inspector) runDoctor(ctx context.Context, a *doctorArgs) (*outcome, error) {
+	t := in.current()
+	if a.Name != "" {
+		if in.app == nil || in.st.Catalog == nil {
+			return nil, errors.New("there is no catalog")
+		}
+		_, l, err := in.readCatalog()
+		if err != nil {
+			return nil, err
+		}
+		if s, _ := l.Lookup(a.Name); s == nil {
+			return nil, errNotInCatalog
+		}
+		tt, err := in.app.ParseTarget("@NAME", "@"+a.Name)
+		if err != nil {
+			return &outcome{Error: describe(err)}, nil
+		}
+		t = &tt
+	}
+	if t == nil {
+		return nil, errNoSession
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, in.opts.RequestTimeout)
+	defer cancel()
+	return &outcome{Result: doctor.Run(ctx, doctor.TargetOf(t), nil), MS: msSince(start)}, nil
+}
+
+// taskCallArgs are a tool call as a task (2025-11-25).
+type taskCallArgs struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// callAsTask calls a tool as a task, and returns the task at once.
+func (in *Inspector) callAsTask(ctx context.Context, a *taskCallArgs) (*outcome, error) {
+	return in.run(ctx, "", func(ctx context.Context, s *client.Session) (any, error) {
+		return s.CallToolAsTask(ctx, &mcp.CallToolParams{Name: a.Name, Arguments: a.Arguments}, 0)
+	})
+}
+
+// taskArgs name a task.
+type taskArgs struct {
+	TaskID string `json:"taskId"`
+}
+
+// taskResult waits for a task's result (2025-11-25).
+func (in *Inspector) taskResult(ctx context.Context, a *taskArgs) (*outcome, error) {
+	return in.run(ctx, "", func(ctx context.Context, s *client.Session) (any, error) {
+		return s.TaskResult(ctx, a.TaskID)
+	})
+}
+
+// cancelTask cancels a task (2025-11-25).
+func (in *Inspector) cancelTask(ctx context.Context, a *taskArgs) (*outcome, error) {
+	return in.run(ctx, "", func(ctx context.Context, s *client.Session) (any, error) {
+		return s.CancelTask(ctx, a.TaskID)
+	})
+}
+
+// getTask reads a task's state (2025-11-25).
+func (in *Inspector) getTask(ctx context.Context, a *taskArgs) (*outcome, error) {
+	return in.run(ctx, "", func(ctx context.Context, s *client.Session) (any, error) {
+		return s.GetTask(ctx, a.TaskID)
+	})
+}

@@ -1,0 +1,75 @@
+package inspect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/diff"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// Reconnect: the person asks for a new session to the same server (a
+// stdio server is started again), and the page shows what changed
+// between the two: capabilities, instructions, tools, resources,
+// templates and prompts (package diff).
+
+// reconnectDiff is what changed at the last reconnection.
+type reconnectDiff struct {
+	Time    time.Time     `json:"time"`
+	Changes []diff.Change `json:"changes"`
+}
+
+// snapshot returns what the state shows of the server, for package diff.
+func snapshot(st *pageState) *diff.Snapshot {
+	caps, _ := json.Marshal(st.Server.Capabilities)
+	return &diff.Snapshot{
+		Server:       st.Server.Info.Name + " " + st.Server.Info.Version,
+		Protocol:     string(st.Server.Protocol),
+		Capabilities: caps,
+		Instructions: st.Server.Instructions,
+		Tools:        diff.Items(st.Tools, func(t *mcp.Tool) string { return t.Name }),
+		Resources:    diff.Items(st.Resources, func(r *mcp.Resource) string { return r.URI }),
+		Templates:    diff.Items(st.Templates, func(t *mcp.ResourceTemplate) string { return t.URITemplate }),
+		Prompts:      diff.Items(st.Prompts, func(p *mcp.Prompt) string { return p.Name }),
+	}
+}
+
+// reconnect opens a new session to the server of the current one, and
+// records what changed.
+func (in *Inspector) reconnect(ctx context.Context, _ *noArgs) (*outcome, error) {
+	t := in.current()
+	if t == nil {
+		return nil, errors.New("no server to reconnect to")
+	}
+	before := in.snapshotLists()
+	start := time.Now()
+	if err := in.open(ctx, t, in.logger()); err != nil {
+		return &outcome{Error: describe(err), MS: msSince(start)}, nil
+	}
+	after := in.snapshotLists()
+	changes := diff.Compare(snapshot(&before), snapshot(&after))
+	if changes == nil {
+		changes = []diff.Change{}
+	}
+	d := &reconnectDiff{Time: time.Now().UTC(), Changes: changes}
+	in.mu.Lock()
+	in.st.Changes = d
+	in.mu.Unlock()
+	in.publish()
+	in.note("reconnected to " + describeTarget(t))
+	return &outcome{Result: d, MS: msSince(start)}, nil
+}
+
+// msSince returns the milliseconds since start.
+func msSince(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
+
+// logger returns the logger of the app's --verbose, or nil.
+func (in *Inspector) logger() *slog.Logger {
+	if in.app == nil {
+		return nil
+	}
+	return in.app.Logger()
+}

@@ -1,0 +1,104 @@
+package inspect
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// The inspector opens its sessions itself: the first, a new one when the
+// person reconnects (reconnect.go), and one to each server of the
+// catalog the person chooses (catalog.go). Each session is watched by a
+// goroutine of the inspector, which reports its end, unless a newer
+// session has replaced it.
+
+// A link is an open session and what opened it.
+type link struct {
+	target *app.Target
+	sess   *client.Session
+	end    func() error // closes the session (app.OpenSessionWith's end)
+}
+
+// open connects to the server t names (its frames, HTTP exchanges and
+// stderr go into the journal), ends the session open before, and
+// attaches the new one. ctx bounds connecting and the first listing.
+func (in *Inspector) open(ctx context.Context, t *app.Target, log *slog.Logger) error {
+	if in.app == nil {
+		return errors.New("this inspector cannot open sessions")
+	}
+	tt := *t
+	tt.Observer = teeObserver(t.Observer, in.Observer())
+	tt.WrapHTTP = in.net.wrap(t)
+	copts := in.ClientOptions()
+	in.mu.Lock()
+	in.gen++ // the end of the session open now is not news
+	in.sess = nil
+	in.st.Server = serverState{Target: describeTarget(t)}
+	in.st.Status, in.st.Ended, in.st.ListErrors, in.st.Listening = "connecting", "", nil, ""
+	in.st.Tools, in.st.Resources, in.st.Templates, in.st.Prompts = []mcp.Tool{}, []mcp.Resource{}, []mcp.ResourceTemplate{}, []mcp.Prompt{}
+	in.st.Subscriptions, in.st.LogLevel = []string{}, ""
+	in.mu.Unlock()
+	in.publish()
+	sess, end, err := in.app.OpenSessionWith(ctx, &tt, copts, in.StderrLogger(log))
+	if err != nil {
+		in.End(err)
+		return err
+	}
+	in.mu.Lock()
+	old, oldListen := in.cur, in.listen
+	in.gen++
+	gen := in.gen
+	in.cur, in.listen = &link{target: t, sess: sess, end: end}, nil
+	in.mu.Unlock()
+	if oldListen != nil {
+		oldListen.Close()
+	}
+	if old != nil {
+		old.end()
+	}
+	in.Attach(ctx, sess, clientCaps(copts))
+	in.wg.Add(1)
+	go func() {
+		defer in.wg.Done()
+		<-sess.Done()
+		why := end()
+		in.mu.Lock()
+		current := in.gen == gen
+		in.mu.Unlock()
+		if !current {
+			return
+		}
+		if why == nil {
+			why = errors.New("the server closed the connection")
+		}
+		in.End(why)
+		if in.app != nil {
+			in.app.Stderr.Write([]byte("mcpwire: " + why.Error() + "; the page stays until you interrupt mcpwire\n"))
+		}
+	}()
+	return nil
+}
+
+// current returns the target of the session open, or nil.
+func (in *Inspector) current() *app.Target {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.cur == nil {
+		return nil
+	}
+	return in.cur.target
+}
+
+// snapshotLists returns copies of the lists of the state.
+func (in *Inspector) snapshotLists() pageState {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	st := in.st
+	st.Tools, st.Resources, st.Templates, st.Prompts = slices.Clone(st.Tools), slices.Clone(st.Resources), slices.Clone(st.Templates), slices.Clone(st.Prompts)
+	return st
+}
