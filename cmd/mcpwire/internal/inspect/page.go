@@ -19,7 +19,7 @@ import (
 var assets embed.FS
 
 // The scripts, in the order the page runs them.
-var scripts = []string{"assets/json.js", "assets/form.js", "assets/render.js", "assets/app.js"}
+var scripts = []string{"assets/json.js", "assets/form.js", "assets/render.js", "assets/views.js", "assets/app.js"}
 
 // pageParts are page.html cut around its placeholders, and the assets,
 // read once.

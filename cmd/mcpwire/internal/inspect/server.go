@@ -210,9 +210,11 @@ var operations = map[string]operation{
 	"refresh":   op(func(in *Inspector, ctx context.Context, _ *noArgs) (*outcome, error) { return in.refreshAll(ctx) }),
 	"ping":      op(func(in *Inspector, ctx context.Context, _ *noArgs) (*outcome, error) { return in.ping(ctx) }),
 	// reconnect.go, catalog.go, checks.go, extras.go
-	"reconnect":     op((*Inspector).reconnect),
-	"connect":       op((*Inspector).connectTo),
-	"catalog":       op(func(in *Inspector, ctx context.Context, _ *noArgs) (*outcome, error) { return &outcome{}, in.loadCatalog() }),
+	"reconnect": op((*Inspector).reconnect),
+	"connect":   op((*Inspector).connectTo),
+	"catalog": op(func(in *Inspector, ctx context.Context, _ *noArgs) (*outcome, error) {
+		return &outcome{}, in.loadCatalog()
+	}),
 	"doctor":        op((*Inspector).runDoctor),
 	"checks/save":   op((*Inspector).saveCheck),
 	"checks/delete": op((*Inspector).deleteCheck),

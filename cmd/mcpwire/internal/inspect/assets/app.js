@@ -23,7 +23,9 @@ function renderHeader() {
   const info = s.info || {};
   $("#status").className = "dot " + S.status;
   $("#status").title = S.status;
-  $("#server-name").textContent = info.title || info.name || "(connecting)";
+  $("#server-name").textContent = info.title || info.name || (S.status === "catalog" ? "Choose a server" : "(connecting)");
+  $("#reconnect").disabled = S.status === "catalog" || S.status === "connecting";
+  $('#kinds [data-kind="servers"]').hidden = !S.catalog;
   $("#server-version").textContent = info.version || "";
   $("#server-protocol").textContent = s.protocol || "";
   $("#server-era").textContent = s.era || "";
@@ -44,6 +46,8 @@ const kinds = {
   resources: {label: "Resources", cap: "resources"},
   prompts: {label: "Prompts", cap: "prompts"},
   server: {label: "Server"},
+  checks: {label: "Checks"},
+  servers: {label: "Servers"},
 };
 
 // items returns the items of a kind: {key, name, sub, desc, kind, obj}.
@@ -56,14 +60,14 @@ function items(kind) {
     ];
     case "prompts": return (S.prompts || []).map(p => ({key: "prompt:" + p.name, name: p.title || p.name, sub: p.title ? p.name : "", desc: p.description, kind: "prompt", obj: p}));
   }
-  return [];
+  return viewItems(kind);
 }
 
 let shownSide = ""; // what the side shows, to redraw it only when it changes
 
 function renderSide() {
   const caps = (S.server && S.server.capabilities) || {};
-  const sig = JSON.stringify([view.kind, view.key, view.filter, caps, S.tools, S.resources, S.templates, S.prompts, S.listErrors]);
+  const sig = JSON.stringify([view.kind, view.key, view.filter, caps, S.tools, S.resources, S.templates, S.prompts, S.listErrors, S.catalog, S.checks]);
   if (sig === shownSide) return;
   shownSide = sig;
   for (const b of document.querySelectorAll("#kinds button")) {
@@ -91,17 +95,18 @@ function renderSide() {
         i.sub ? el("div", {class: "item-sub mono", text: i.sub}) : null,
         i.desc ? el("div", {class: "item-desc", text: i.desc.split("\n")[0]}) : null)];
     }),
-    all.length === 0 && !err ? el("li", {class: "empty", text: caps[kinds[view.kind].cap] ? `No ${view.kind}.` : `The server does not offer ${view.kind}.`}) : null);
+    all.length === 0 && !err ? el("li", {class: "empty", text: !kinds[view.kind].cap || caps[kinds[view.kind].cap] ? `No ${view.kind}.` : `The server does not offer ${view.kind}.`}) : null);
 }
 
 function select(key) {
   view.key = key;
   renderSide();
   renderDetail();
+  saveHash();
 }
 
 function find(key) {
-  for (const k of ["tools", "resources", "prompts"]) {
+  for (const k of ["tools", "resources", "prompts", "servers", "checks"]) {
     const i = items(k).find(x => x.key === key);
     if (i) return i;
   }
@@ -115,10 +120,11 @@ let shownDetail = ""; // the JSON of the item shown, to redraw it only when it c
 
 function renderDetail(force) {
   const i = view.key && find(view.key);
-  const sig = i ? JSON.stringify(i.obj) : view.key ? "gone:" + view.key : "server:" + JSON.stringify(S.server);
+  const sig = i ? JSON.stringify([i.obj, S.catalog && S.catalog.current, S.status]) : view.key ? "gone:" + view.key : "server:" + JSON.stringify(S.server);
   if (!force && sig === shownDetail) return;
   shownDetail = sig;
   const d = $("#detail");
+  if (view.key && view.key.startsWith("view:")) return fill(d, viewDetail({}));
   if (!i) {
     return fill(d, view.key ? el("p", {class: "empty", text: "The server no longer offers this item."}) : null, serverOverview());
   }
@@ -127,6 +133,7 @@ function renderDetail(force) {
     case "resource": return fill(d, resourceDetail(i.obj));
     case "template": return fill(d, templateDetail(i.obj));
     case "prompt": return fill(d, promptDetail(i.obj));
+    case "server": case "check": return fill(d, viewDetail(i));
   }
 }
 
@@ -142,7 +149,7 @@ function details(summary, ...body) {
 }
 
 // history returns the element that keeps the results of an item.
-function history(key) {
+function historyOf(key) {
   if (!histories.has(key)) histories.set(key, el("div", {class: "history"}));
   return histories.get(key);
 }
@@ -167,7 +174,7 @@ function toolDetail(t) {
     el("div", {class: "buttons"}, el("button", {class: "primary", id: "call", text: "Call", title: "Call the tool (Ctrl+Enter)", onclick: call}), ed.toggle),
     details("Input schema", jsonView(t.inputSchema || {})),
     t.outputSchema ? details("Output schema", jsonView(t.outputSchema)) : null);
-  return [head(t.title || a.title || t.name, t.name, t.description, badges), box, history(key)];
+  return [head(t.title || a.title || t.name, t.name, t.description, badges), box, historyOf(key)];
 }
 
 async function callTool(t, args) {
@@ -175,6 +182,8 @@ async function callTool(t, args) {
   const card = resultCard("tool:" + t.name, "tools/call", t.name, id, args);
   const out = await api("call", {id, name: t.name, arguments: args});
   card.done(out, r => toolResult(r, t));
+  const save = saveCheckButton("tools/call", {name: t.name, arguments: args}, out, t);
+  if (save) $(".body", card.el).append(save);
 }
 
 // resultCard adds the card of a request to the history of key: it shows
@@ -190,8 +199,13 @@ function resultCard(key, method, name, id, args) {
       el("span", {class: "dim", text: " " + fmtTime(new Date().toISOString())}), status, cancel),
     args && Object.keys(args).length ? details("Arguments", jsonView(args)) : null,
     prog, body);
-  history(key).prepend(card);
+  historyOf(key).prepend(card);
   const c = {
+    key, el: card,
+    task(taskID) {
+      c.taskId = taskID;
+      status.textContent = "running as task " + taskID + "…";
+    },
     progress(p) {
       let bar = $("progress", prog);
       if (!bar) {
@@ -231,10 +245,10 @@ function resourceDetail(r) {
         const out = await api("subscribe", {uri: r.uri, subscribe: e.target.checked});
         if (out.error) {
           e.target.checked = !e.target.checked;
-          history(key).prepend(el("div", {class: "card"}, errorBox(out.error)));
+          historyOf(key).prepend(el("div", {class: "card"}, errorBox(out.error)));
         }
       }}), " Subscribe to updates") : null)),
-    history(key),
+    historyOf(key),
   ];
 }
 
@@ -328,7 +342,7 @@ function templateDetail(t) {
     head(t.title || t.name || t.uriTemplate, t.uriTemplate, t.description, t.mimeType ? [el("span", {class: "badge", text: t.mimeType})] : []),
     el("div", {class: "card run"}, args.el, el("div", {class: "preview-row"}, "URI ", preview),
       el("div", {class: "buttons"}, el("button", {class: "primary", id: "read", text: "Read", onclick: () => readResource(expandTemplate(t.uriTemplate, args.values()), key)}))),
-    history(key),
+    historyOf(key),
   ];
 }
 
@@ -345,7 +359,7 @@ function promptDetail(p) {
     head(p.title || p.name, p.name, p.description),
     el("div", {class: "card run"}, (p.arguments || []).length ? args.el : el("p", {class: "dim", text: "No arguments."}),
       el("div", {class: "buttons"}, el("button", {class: "primary", id: "get", text: "Get", onclick: get}))),
-    history(key),
+    historyOf(key),
   ];
 }
 
@@ -461,6 +475,8 @@ function addFrame(rec) {
   const list = $("#frames");
   const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
   frameRow(f, list, f.index);
+  viewsFrame(f);
+  deepFrame(f);
   while (list.children.length > maxRows) list.firstChild.remove();
   if (stick && !recording) list.scrollTop = list.scrollHeight;
   countFrames();
@@ -490,6 +506,7 @@ function openFrame(f) {
   for (const x of document.querySelectorAll(".frame-detail")) x.remove();
   if (was === f.row) return;
   f.row.classList.add("open");
+  if (!recording) saveHash("frame=" + f.index);
   const r = f.rec;
   const p = f.partner;
   const meta = [
@@ -503,7 +520,7 @@ function openFrame(f) {
     openFrame(p);
   }}) : null;
   const detail = el("li", {class: "frame-detail"},
-    el("div", {class: "dim"}, meta, " ", link),
+    el("div", {class: "dim"}, meta, " ", link, " ", recording ? null : frameNetLink(f)),
     r.error ? el("div", {class: "err", text: r.error}) : null,
     r.message !== undefined ? jsonView(r.message) : el("pre", {class: "text", text: r.raw ?? ""}));
   f.row.after(detail);
@@ -570,8 +587,8 @@ function addLog(e) {
 
 function showPane(p) {
   for (const b of document.querySelectorAll("#wire-tabs button")) b.classList.toggle("on", b.dataset.pane === p);
-  $("#frames-pane").hidden = p !== "frames";
-  $("#messages-pane").hidden = p !== "messages";
+  for (const x of document.querySelectorAll("#wire .pane")) x.hidden = x.id !== p + "-pane";
+  currentPane = p;
 }
 
 // ---- The server's questions
@@ -676,6 +693,7 @@ function connect() {
   const on = (type, f) => es.addEventListener(type, e => f(JSON.parse(e.data)));
   on("state", applyState);
   on("frame", addFrame);
+  on("http", netEvent);
   on("log", addLog);
   on("stderr", e => addMessage("stderr", e.time, "stderr", el("span", {class: "mono", text: e.line})));
   on("note", e => addMessage("note", e.time, "mcpwire", el("span", {text: e.message})));
@@ -700,9 +718,10 @@ function start() {
       if (view.kind === "server") view.key = null;
       renderSide();
       renderDetail();
+      saveHash();
     });
   }
-  for (const b of document.querySelectorAll("#wire-tabs button")) b.addEventListener("click", () => showPane(b.dataset.pane));
+  for (const b of document.querySelectorAll("#wire-tabs button")) b.addEventListener("click", () => { showPane(b.dataset.pane); saveHash(); });
   $("#filter").addEventListener("input", e => { view.filter = e.target.value; renderSide(); });
   for (const id of ["#frame-filter", "#frame-dir", "#frame-errors"]) $(id).addEventListener("input", filterFrames);
   $("#refresh").addEventListener("click", () => api("refresh"));
@@ -726,11 +745,13 @@ function start() {
     }
   });
   const caps = (S.server && S.server.capabilities) || {};
-  view.kind = ["tools", "resources", "prompts"].find(k => caps[k] && items(k).length) || "tools";
+  view.kind = S.catalog && S.status === "catalog" ? "servers" : ["tools", "resources", "prompts"].find(k => caps[k] && items(k).length) || "tools";
   showPane("frames");
+  restore();
   applyState(S);
   performance.mark("mcpwire:shown");
   connect();
+  startViews();
 }
 
 start();

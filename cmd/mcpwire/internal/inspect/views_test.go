@@ -1,0 +1,225 @@
+package inspect
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/clitest"
+)
+
+// TestViewsEverythingServer uses the new views on the project's
+// everything-server over stdio, in both eras: a call saved as a check
+// and run, Reconnect and its diff, the doctor, a deep link that survives
+// a reload, and (2026-07-28) a call that became a task.
+func TestViewsEverythingServer(t *testing.T) {
+	bin := everythingServer(t)
+	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, protocol := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(protocol, func(t *testing.T) {
+			checks := filepath.Join(t.TempDir(), "checks.json")
+			in := inspect(t, nil, "--protocol", protocol, "--checks", checks, "--", "everything-server", "-stdio")
+			p := openPage(t, in)
+
+			// A check: saved from the result, written to --checks, run.
+			p.open("tools", "tool:greet")
+			p.typeIn(`#detail [name="name"]`, "Ada")
+			if st, text := p.call(); st != "ok" || !strings.Contains(text, "Hello, Ada!") {
+				t.Fatalf("greet: %s %s", st, text)
+			}
+			p.click(`#detail .history .result .body button.small`)
+			p.js(`document.querySelector('#detail [name="check-name"]').value = "greets Ada"; true`, nil)
+			p.click(`#detail [name="save-check"]`)
+			p.wait(`document.querySelector("#detail .save-check").innerText.includes("Saved.")`)
+			data, err := os.ReadFile(checks)
+			if err != nil || !strings.Contains(string(data), `"greets Ada"`) || !strings.Contains(string(data), "Hello, Ada!") {
+				t.Fatalf("the checks file: %v %s", err, data)
+			}
+			p.open("checks", "check:greets Ada")
+			p.click("#run-checks")
+			p.wait(`document.querySelector("#detail").innerText.includes("✓ passed")`)
+
+			// A deep link: the tool stays open across a reload.
+			p.open("tools", "tool:greet")
+			if h := p.str(`location.hash`); h != "#item=tool%3Agreet" {
+				t.Errorf("the hash: %q", h)
+			}
+			p.do(chromedp.Reload())
+			p.wait(`document.querySelector("#detail .head") && document.querySelector("#detail .head").innerText.includes("greet")`)
+
+			if protocol == "2026-07-28" {
+				p.open("tools", "tool:slow_compute")
+				p.js(`document.querySelector('#detail [name="seconds"]').value = "1"; true`, nil)
+				st, _ := p.call()
+				if st != "ok" {
+					t.Errorf("slow_compute: %s", st)
+				}
+				p.click(`#wire-tabs [data-pane="tasks"]`)
+				p.wait(`document.querySelector("#tasks .task.completed")`)
+				contains(t, "the task", p.str(`document.querySelector("#tasks .task").innerText`), "slow_compute")
+				id := p.str(`document.querySelector("#tasks .task").dataset.task`)
+				p.screenshot("inspect-tasks.png")
+				p.do(chromedp.Navigate(in.URL + "#task=" + id))
+				p.wait(`document.querySelector("#tasks .task.open")`)
+			}
+
+			// Reconnect: a new process; the lists are the same.
+			p.click("#reconnect")
+			p.wait(`document.querySelector("#changes") && document.querySelector("#server-name").textContent === "mcpwire everything server"`)
+			contains(t, "the changes", p.str(`document.querySelector("#changes").innerText`), "Nothing changed.")
+			p.wait(`document.querySelector('#list li[data-key="tool:greet"]')`)
+			p.open("tools", "tool:greet")
+			p.typeIn(`#detail [name="name"]`, "Bob")
+			if st, text := p.call(); st != "ok" || !strings.Contains(text, "Hello, Bob!") {
+				t.Errorf("a call after the reconnection: %s %s", st, text)
+			}
+
+			// The doctor of the session's server.
+			p.click("#doctor")
+			p.wait(`document.querySelector("#doctor-steps")`)
+			contains(t, "the doctor", p.str(`document.querySelector("#doctor-steps").innerText`), "server/discover, protocol 2026-07-28 over stdio")
+			if protocol == "2026-07-28" {
+				p.screenshot("inspect-doctor.png")
+			}
+		})
+	}
+}
+
+// TestViewsHTTPNetwork: the Network view of a server over Streamable
+// HTTP, in both eras: every exchange, its headers with the
+// Authorization masked, linked to its frames and back.
+func TestViewsHTTPNetwork(t *testing.T) {
+	s := clitest.ServeHTTP(t, clitest.HTTPServerOptions{})
+	for _, protocol := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(protocol, func(t *testing.T) {
+			in := inspect(t, nil, "--protocol", protocol, "--url", s.URL, "--header", "Authorization=Bearer SECRET-TOKEN", "--header", "X-Api-Key=SECRET-KEY")
+			p := openPage(t, in)
+			p.open("tools", "tool:echo")
+			p.typeIn(`#detail [name="text"]`, "over http")
+			p.call()
+			p.click(`#wire-tabs [data-pane="network"]`)
+			p.wait(`document.querySelectorAll("#network .frame.net").length >= 2`)
+			p.js(`[...document.querySelectorAll("#network .frame.net")].filter(r => r.innerText.includes("POST")).pop().click()`, nil)
+			detail := p.str(`document.querySelector("#network .frame-detail").innerText`)
+			p.js(`document.querySelectorAll("#network .frame-detail details").forEach(d => d.open = true); true`, nil)
+			detail = p.str(`document.querySelector("#network .frame-detail").innerText`)
+			if strings.Contains(detail, "SECRET") || !strings.Contains(detail, "Authorization: ****") || !strings.Contains(detail, "X-Api-Key: ****") {
+				t.Errorf("the exchange's headers: %s", detail)
+			}
+			if protocol == "2025-11-25" {
+				contains(t, "the session", detail, "session ")
+				p.screenshot("inspect-network.png")
+			}
+			// From the exchange to its frame, and back.
+			p.click(`#network .frame-detail .msg-link`)
+			p.wait(`!document.querySelector("#frames-pane").hidden && document.querySelector("#frames .frame.open")`)
+			p.click(`#frames .frame-detail .net-link`)
+			p.wait(`!document.querySelector("#network-pane").hidden && document.querySelector("#network .frame.open")`)
+			if body := p.str(`document.body.innerText`); strings.Contains(body, "SECRET") {
+				t.Errorf("the page shows a secret")
+			}
+		})
+	}
+}
+
+// TestCatalog: mcpwire inspect without a server lists the servers of the
+// configuration file, connects to the one chosen, switches to another;
+// the page cannot make it run a command, a name the file lacks, or a
+// server of a file other users may write.
+func TestCatalog(t *testing.T) {
+	bin := everythingServer(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	cfg := filepath.Join(dir, "mcp.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers": {
+  "everything": {"command": "`+bin+`", "args": ["-stdio"]},
+  "other": {"command": "`+bin+`", "args": ["-stdio"], "env": {"TOKEN": "SECRET-ENV"}}
+}}`), 0o600)
+	in := inspect(t, nil, "--config", cfg)
+	p := openPage(t, in)
+	p.wait(`document.querySelector('#list li[data-key^="srv:everything@"]')`)
+	p.click(`#list li[data-key^="srv:everything@"]`)
+	p.screenshot("inspect-catalog.png")
+	p.click("#connect")
+	p.wait(`document.querySelector("#server-name").textContent === "mcpwire everything server"`)
+	p.click(`#kinds [data-kind="servers"]`)
+	p.click(`#list li[data-key^="srv:other@"]`)
+	contains(t, "the settings", p.str(`document.querySelector("#detail").innerText`), "TOKEN=****")
+	p.click("#connect")
+	p.wait(`S.catalog.current === "other" && S.status === "connected"`)
+
+	origin := map[string]string{"Origin": in.Base, "Content-Type": "application/json"}
+	tok := "?token=" + in.Token
+	for _, c := range []struct {
+		body string
+		want int
+	}{
+		{`{"name":"everything","command":"touch ` + marker + `"}`, http.StatusBadRequest},
+		{`{"name":"touch ` + marker + `"}`, http.StatusNotFound},
+		{`{"name":"nope"}`, http.StatusNotFound},
+	} {
+		if status, body := send(t, "POST", in.Base+"/api/connect"+tok, c.body, origin); status != c.want {
+			t.Errorf("connect %s: %d %s, want %d", c.body, status, body, c.want)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("a command typed into a request ran")
+	}
+	// A file other users may write: its servers are refused.
+	os.Chmod(cfg, 0o666)
+	status, body := send(t, "POST", in.Base+"/api/connect"+tok, `{"name":"everything"}`, origin)
+	if status != http.StatusForbidden || !strings.Contains(body, "writable by other users") {
+		t.Errorf("a world-writable file: %d %s", status, body)
+	}
+	if strings.Contains(p.str(`document.body.innerText`), "SECRET") {
+		t.Errorf("the page shows a secret")
+	}
+}
+
+// TestNewEndpointsRefused: the endpoints of the new views refuse what
+// the others refuse (no token, another site, not JSON) and reach
+// nothing.
+func TestNewEndpointsRefused(t *testing.T) {
+	srv, calls := probeServer(t)
+	in := inspectServer(t, srv)
+	tok := "?token=" + in.Token
+	origin := map[string]string{"Origin": in.Base, "Content-Type": "application/json"}
+	for _, path := range []string{"reconnect", "connect", "catalog", "doctor", "checks/save", "checks/delete", "checks/run", "task/call", "task/get", "task/result", "task/cancel"} {
+		for _, c := range []struct {
+			name string
+			url  string
+			h    map[string]string
+			want int
+		}{
+			{"no token", in.Base + "/api/" + path, origin, http.StatusUnauthorized},
+			{"another site", in.Base + "/api/" + path + tok, map[string]string{"Origin": "http://attacker.example", "Content-Type": "application/json"}, http.StatusForbidden},
+			{"no origin", in.Base + "/api/" + path + tok, map[string]string{"Content-Type": "application/json"}, http.StatusForbidden},
+			{"a form", in.Base + "/api/" + path + tok, map[string]string{"Origin": in.Base, "Content-Type": "text/plain"}, http.StatusUnsupportedMediaType},
+			{"a rebound name", in.Base + "/api/" + path + tok, map[string]string{"Origin": in.Base, "Content-Type": "application/json", "Host": "attacker.example"}, http.StatusForbidden},
+		} {
+			if status, body := send(t, "POST", c.url, `{"name":"probe","arguments":{}}`, c.h); status != c.want {
+				t.Errorf("%s, %s: %d %s, want %d", path, c.name, status, body, c.want)
+			}
+		}
+	}
+	if status, _ := send(t, "GET", in.Base+"/checks", "", nil); status != http.StatusUnauthorized {
+		t.Errorf("GET /checks without token: %d", status)
+	}
+	if status, _ := send(t, "GET", in.Base+"/checks"+tok, "", map[string]string{"Sec-Fetch-Site": "cross-site"}); status != http.StatusForbidden {
+		t.Errorf("GET /checks from another site: %d", status)
+	}
+	if status, body := send(t, "POST", in.Base+"/api/connect"+tok, `{"name":"x"}`, origin); status == http.StatusOK {
+		t.Errorf("connect without a catalog: %d %s", status, body)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("refused requests called the tool %d times", n)
+	}
+	_ = json.Valid
+	_ = app.ExitOK
+}
