@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -53,19 +54,61 @@ func TestViewsEverythingServer(t *testing.T) {
 			p.do(chromedp.Reload())
 			p.wait(`document.querySelector("#detail .head") && document.querySelector("#detail .head").innerText.includes("greet")`)
 
-			if protocol == "2026-07-28" {
-				p.open("tools", "tool:slow_compute")
-				p.js(`document.querySelector('#detail [name="seconds"]').value = "1"; true`, nil)
-				st, _ := p.call()
-				if st != "ok" {
-					t.Errorf("slow_compute: %s", st)
+			// Tasks: a call that becomes one (2026-07-28: the server decides;
+			// 2025-11-25: "Call as task"), live in the Tasks pane, linked
+			// from the call; a task that asks a question, answered in the
+			// page; a deep link to a task, as the fragment changes and
+			// across a reload.
+			callTask := func() (status, text string) {
+				t.Helper()
+				if protocol == "2026-07-28" {
+					return p.call()
 				}
-				p.click(`#wire-tabs [data-pane="tasks"]`)
-				p.wait(`document.querySelector("#tasks .task.completed")`)
-				contains(t, "the task", p.str(`document.querySelector("#tasks .task").innerText`), "slow_compute")
-				id := p.str(`document.querySelector("#tasks .task").dataset.task`)
-				p.screenshot("inspect-tasks.png")
-				_ = id // a deep link to a task (#task=ID) is not verified yet: see the report
+				if p.str(`document.querySelector("#call-task") ? "yes" : ""`) == "" {
+					p.fail("no Call as task button in a 2025-11-25 session")
+				}
+				n := p.results()
+				p.click("#call-task")
+				p.wait(fmt.Sprintf(`document.querySelectorAll("#detail .history .result").length > %d`, n))
+				return p.result()
+			}
+			p.open("tools", "tool:slow_compute")
+			p.js(`document.querySelector('#detail [name="seconds"]').value = "1"; true`, nil)
+			if st, text := callTask(); st != "ok" || !strings.Contains(text, "Computed the result in 1 seconds") {
+				t.Errorf("slow_compute: %s %s", st, text)
+			}
+			p.wait(`document.querySelector("#detail .history .result .status .task-link")`)
+			id := p.str(`document.querySelector("#detail .history .result .status .task-link").textContent`)
+			p.click(`#wire-tabs [data-pane="tasks"]`)
+			p.wait(`document.querySelector('#tasks .task.completed[data-task=` + q(id) + `]')`)
+			contains(t, "the task", p.str(`document.querySelector('#tasks .task[data-task=`+q(id)+`]').innerText`), "slow_compute")
+
+			p.open("tools", "tool:confirm_delete")
+			p.typeIn(`#detail [name="filename"]`, "notes.txt")
+			n := p.results()
+			if protocol == "2026-07-28" {
+				p.click("#call")
+			} else {
+				p.click("#call-task")
+			}
+			p.wait(`document.querySelector('#questions:not([hidden]) .question[data-kind="elicit"]')`)
+			contains(t, "the task's question", p.str(`document.querySelector("#questions .ask").textContent`), "Delete notes.txt?")
+			p.wait(`document.querySelector('#tasks .task.input_required')`)
+			p.screenshot("inspect-tasks-" + protocol + ".png")
+			p.click(`#questions [name="confirm"]`) // a required boolean: a check box
+			p.click(`#questions button[name="accept"]`)
+			p.wait(fmt.Sprintf(`document.querySelectorAll("#detail .history .result").length > %d`, n))
+			if st, text := p.result(); st != "ok" || !strings.Contains(text, "Deleted notes.txt") {
+				t.Errorf("confirm_delete: %s %s", st, text)
+			}
+
+			// The deep link: the fragment alone changes, then a reload.
+			p.do(chromedp.Navigate(in.URL + "#task=" + id))
+			p.wait(`document.querySelector('#tasks .task.open[data-task=` + q(id) + `]') && !document.querySelector("#tasks-pane").hidden`)
+			p.do(chromedp.Reload())
+			p.wait(`document.querySelector('#tasks .task.open[data-task=` + q(id) + `]') && !document.querySelector("#tasks-pane").hidden`)
+			if h := p.str(`location.hash`); !strings.HasSuffix(h, "task="+id) {
+				t.Errorf("the hash after opening the task: %q", h)
 			}
 
 			// Reconnect: a new process; the lists are the same.

@@ -169,9 +169,19 @@ function toolDetail(t) {
     const args = ed.value();
     if (args !== undefined) callTool(t, args);
   };
+  // 2025-11-25: the client may ask for a task (the server decides in
+  // 2026-07-28); a tool that requires one is called as a task only.
+  const ts = (t.execution && t.execution.taskSupport) || "forbidden";
+  const asTask = S.server.era === "stateful" && ts !== "forbidden" && !!(((S.server.capabilities.tasks || {}).requests || {}).tools || {}).call;
+  const callTask = () => {
+    const args = ed.value();
+    if (args !== undefined) callAsTask(t, args);
+  };
   const box = el("div", {class: "card run", onkeydown: e => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) call(); }},
     ed.el,
-    el("div", {class: "buttons"}, el("button", {class: "primary", id: "call", text: "Call", title: "Call the tool (Ctrl+Enter)", onclick: call}), ed.toggle),
+    el("div", {class: "buttons"}, ts === "required" && asTask ? null : el("button", {class: "primary", id: "call", text: "Call", title: "Call the tool (Ctrl+Enter)", onclick: call}),
+      asTask ? el("button", {class: ts === "required" ? "primary" : "", id: "call-task", text: "Call as task", title: "Ask the server to run the call as a task (tools/call with task), and follow it in Tasks", onclick: callTask}) : null,
+      ed.toggle),
     details("Input schema", jsonView(t.inputSchema || {})),
     t.outputSchema ? details("Output schema", jsonView(t.outputSchema)) : null);
   return [head(t.title || a.title || t.name, t.name, t.description, badges), box, historyOf(key)];
@@ -190,7 +200,7 @@ async function callTool(t, args) {
 // its progress while it runs, then its outcome.
 function resultCard(key, method, name, id, args) {
   const status = el("span", {class: "status running", text: "running…"});
-  const cancel = id ? el("button", {class: "small", text: "Cancel", onclick: () => api("cancel", {id})}) : null;
+  const cancel = id ? el("button", {class: "small", text: "Cancel", onclick: () => c.taskId && S.server.era === "stateful" ? api("task/cancel", {taskId: c.taskId}) : api("cancel", {id})}) : null;
   const prog = el("div", {class: "progress"});
   const body = el("div", {class: "body"});
   const card = el("div", {class: "card result", "data-call": id || ""},
@@ -204,7 +214,7 @@ function resultCard(key, method, name, id, args) {
     key, el: card,
     task(taskID) {
       c.taskId = taskID;
-      status.textContent = "running as task " + taskID + "…";
+      fill(status, "running as task ", taskLink(taskID), "…");
     },
     progress(p) {
       let bar = $("progress", prog);
@@ -225,6 +235,7 @@ function resultCard(key, method, name, id, args) {
       const bad = out.error || (out.result && out.result.isError);
       status.className = "status " + (bad ? "bad" : "ok");
       status.textContent = (bad ? "✗ " : "✓ ") + fmtMs(out.ms);
+      if (c.taskId) status.append(" · task ", taskLink(c.taskId));
       fill(body, out.error ? errorBox(out.error) : null, out.result !== undefined ? render(out.result) : null);
     },
   };
@@ -459,9 +470,10 @@ function frameRow(f, into, index) {
 }
 
 // addFrame adds a frame of the live session to the log.
-function addFrame(rec) {
+function addFrame(rec, jid) {
   const f = parseFrame(rec);
   f.index = frameList.length;
+  f.jid = jid;
   frameList.push(f);
   if (f.kind === "request") byID.set(rec.from + " " + JSON.stringify(f.id), f);
   if (f.kind === "response") {
@@ -476,7 +488,7 @@ function addFrame(rec) {
   const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
   frameRow(f, list, f.index);
   viewsFrame(f);
-  deepFrame(f);
+  deepFrame();
   while (list.children.length > maxRows) list.firstChild.remove();
   if (stick && !recording) list.scrollTop = list.scrollHeight;
   countFrames();
@@ -506,7 +518,7 @@ function openFrame(f) {
   for (const x of document.querySelectorAll(".frame-detail")) x.remove();
   if (was === f.row) return;
   f.row.classList.add("open");
-  if (!recording) saveHash("frame=" + f.index);
+  if (!recording) saveHash("frame=" + f.jid);
   const r = f.rec;
   const p = f.partner;
   const meta = [
@@ -692,7 +704,7 @@ function connect() {
   const es = new EventSource(withToken("/events"));
   const on = (type, f) => es.addEventListener(type, e => f(JSON.parse(e.data)));
   on("state", applyState);
-  on("frame", addFrame);
+  es.addEventListener("frame", e => addFrame(JSON.parse(e.data), +e.lastEventId));
   on("http", netEvent);
   on("log", addLog);
   on("stderr", e => addMessage("stderr", e.time, "stderr", el("span", {class: "mono", text: e.line})));

@@ -32,6 +32,7 @@ function netEvent(e) {
   if (e.kind === "end") x.end = e;
   x.received.push(...(e.received || []));
   netRow(x);
+  if (wantExchange !== null && String(x.id) === wantExchange) openExchange(x, true);
   $("#wire-tabs [data-pane=network] .count").textContent = String(exchanges.size);
   $("#net-note").textContent = netDropped ? `the ${netDropped} oldest exchanges were dropped (at most ${maxExchanges} are kept)` : "";
 }
@@ -61,8 +62,10 @@ function headerList(hs) {
   return el("pre", {class: "text headers", text: (hs || []).map(h => h.name + ": " + h.value).join("\n")});
 }
 
-function openExchange(x) {
+function openExchange(x, keep) {
   const was = x.row.classList.contains("open");
+  if (was && keep) return;
+  wantExchange = null;
   for (const d of document.querySelectorAll("#network .frame-detail")) d.remove();
   for (const r of document.querySelectorAll("#network .open")) r.classList.remove("open");
   if (was) return;
@@ -97,7 +100,7 @@ function frameNetLink(f) {
   for (const x of [...exchanges.values()].reverse()) {
     const list = f.rec.from === "client" ? x.sent : x.received;
     if (list.some(m => m.id === id && (!m.method || m.method === f.method))) {
-      return el("a", {href: "#", class: "net-link", text: `HTTP exchange #${x.id}`, onclick: e => { e.preventDefault(); e.stopPropagation(); showPane("network"); openExchange(x); }});
+      return el("a", {href: "#", class: "net-link", text: `HTTP exchange #${x.id}`, onclick: e => { e.preventDefault(); e.stopPropagation(); showPane("network"); openExchange(x, true); }});
     }
   }
   return null;
@@ -105,7 +108,9 @@ function frameNetLink(f) {
 
 // ---- Tasks: from the frames (both eras), and the calls that became tasks
 
-const tasks = new Map(); // taskId → {id, status, message, tool, updated, result, error, row}
+const tasks = new Map(); // taskId → {id, status, message, tool, updated, result, error, last, n, open, row}
+const maxTasks = 500; // the oldest ended tasks go first beyond
+let tasksDropped = 0;
 
 function taskOf(v) {
   if (!v || typeof v !== "object") return null;
@@ -121,46 +126,93 @@ function viewsFrame(f) {
   if (!t) return;
   let x = tasks.get(t.taskId);
   if (!x) {
-    x = {id: t.taskId, frames: []};
+    x = {id: t.taskId, n: 0};
     tasks.set(t.taskId, x);
+    trimTasks();
   }
-  x.frames.push(f.index);
-  x.status = t.status;
+  x.last = f.jid;
+  x.n++;
+  x.status = String(t.status);
   x.message = t.statusMessage || "";
   x.updated = f.rec.time;
-  if (t.inputRequests) x.input = Object.keys(t.inputRequests);
+  if (t.inputRequests && typeof t.inputRequests === "object") x.input = Object.keys(t.inputRequests).slice(0, 20);
   else if (t.status !== "input_required") x.input = null;
   if ("result" in t) x.result = t.result;
   if ("error" in t) x.error = t.error;
   if (f.partner && f.partner.method === "tools/call" && !x.tool) {
-    x.tool = (f.partner.rec.message.params || {}).name;
-    const c = [...calls.values()].reverse().find(c => c.key === "tool:" + x.tool);
-    if (c) { x.call = c; c.task(x.id); }
+    x.tool = String((f.partner.rec.message.params || {}).name);
+    const c = [...calls.values()].reverse().find(c => c.key === "tool:" + x.tool && !c.taskId);
+    if (c) c.task(x.id);
   }
   taskRow(x);
+  if (wantTask === x.id) openTask(x);
+}
+
+// trimTasks keeps at most maxTasks tasks: the oldest ended ones go first.
+function trimTasks() {
+  while (tasks.size > maxTasks) {
+    const drop = [...tasks.values()].find(x => !live(x)) || tasks.values().next().value;
+    if (drop.row) drop.row.remove();
+    tasks.delete(drop.id);
+    tasksDropped++;
+  }
+  $("#tasks-note").textContent = tasksDropped ? `the ${tasksDropped} oldest tasks were dropped (at most ${maxTasks} are kept)` : "";
+}
+
+function live(x) {
+  return !["completed", "failed", "cancelled"].includes(x.status);
 }
 
 function taskRow(x) {
-  const live = !["completed", "failed", "cancelled"].includes(x.status);
   const legacy = S.server && S.server.era === "stateful";
-  const row = el("li", {class: "task " + x.status, "data-task": x.id},
+  const on = live(x);
+  const row = el("li", {class: "task status " + x.status + (x.open ? " open" : ""), "data-task": x.id},
     el("span", {class: "badge status-" + x.status, text: x.status}),
-    el("strong", {class: "mono", text: " " + x.id}),
+    el("a", {href: "#", class: "mono task-id", text: " " + x.id, onclick: e => { e.preventDefault(); x.open ? closeTask(x) : openTask(x); }}),
     x.tool ? el("span", {class: "dim", text: " · " + x.tool}) : null,
     el("span", {class: "dim", text: " · " + fmtTime(x.updated)}),
     x.message ? el("div", {class: "dim", text: x.message}) : null,
     x.input ? el("div", {class: "note", text: "input required: " + x.input.join(", ") + " (answer in the question shown)"}) : null,
     el("div", {class: "buttons"},
-      live ? el("button", {class: "small", name: "cancel-task", text: "Cancel", onclick: () => cancelTask(x, legacy)}) : null,
-      legacy ? el("button", {class: "small", text: live ? "Wait for the result" : "Result", onclick: async () => showTaskOut(x, await api("task/result", {taskId: x.id}))}) : null,
-      el("button", {class: "small", text: "Frames", onclick: () => { showPane("frames"); $("#frame-filter").value = ""; const f = frameList[x.frames[x.frames.length - 1]]; if (f && f.row) openFrame(f); }})),
+      on ? el("button", {class: "small", name: "cancel-task", text: "Cancel", onclick: () => cancelTask(x, legacy)}) : null,
+      legacy ? el("button", {class: "small", text: on ? "Wait for the result" : "Result", onclick: async () => showTaskOut(x, await api("task/result", {taskId: x.id}))}) : null,
+      el("button", {class: "small", text: `Frames (${x.n})`, onclick: () => { showPane("frames"); $("#frame-filter").value = ""; filterFrames(); const f = frameList.find(f => f.jid === x.last); if (f && f.row) openFrame(f); }})),
     x.out || null,
     x.result !== undefined ? details("Result", jsonView(x.result)) : null,
     x.error ? errorBox(x.error) : null);
+  if (x.open) for (const d of row.querySelectorAll("details")) d.open = true;
   if (x.row) x.row.replaceWith(row);
   else $("#tasks").prepend(row);
   x.row = row;
   $("#wire-tabs [data-pane=tasks] .count").textContent = String(tasks.size);
+}
+
+// openTask shows a task: the Tasks pane, the task open and in view, its
+// deep link in the URL.
+function openTask(x) {
+  wantTask = null;
+  for (const y of tasks.values()) if (y.open && y !== x) { y.open = false; taskRow(y); }
+  x.open = true;
+  taskRow(x);
+  showPane("tasks");
+  x.row.scrollIntoView({block: "nearest"});
+  saveHash("task=" + encodeURIComponent(x.id));
+}
+
+function closeTask(x) {
+  x.open = false;
+  taskRow(x);
+  saveHash();
+}
+
+// taskLink links to a task of the Tasks pane.
+function taskLink(id) {
+  return el("a", {href: "#", class: "task-link mono", text: id, onclick: e => {
+    e.preventDefault();
+    e.stopPropagation();
+    const x = tasks.get(id);
+    if (x) openTask(x);
+  }});
 }
 
 function showTaskOut(x, out) {
@@ -173,6 +225,21 @@ async function cancelTask(x, legacy) {
   // The 2026-07-28 era: the call follows its task; cancelling the call
   // cancels the task (tasks/cancel).
   for (const [id, c] of calls) if (c.taskId === x.id) return api("cancel", {id});
+}
+
+// callAsTask calls a tool as a task (2025-11-25: the client asks for
+// one), then waits for its result (tasks/result); the task shows in the
+// Tasks pane, live from the server's notifications.
+async function callAsTask(t, args) {
+  const id = newID();
+  const card = resultCard("tool:" + t.name, "tools/call as a task", t.name, id, args);
+  const out = await api("task/call", {name: t.name, arguments: args});
+  if (out.error || !out.result) return card.done(out, r => toolResult(r, t));
+  card.task(out.result.taskId);
+  const res = await api("task/result", {taskId: out.result.taskId});
+  card.done(res, r => toolResult(r, t));
+  const x = tasks.get(out.result.taskId);
+  if (x && res.result !== undefined) { x.result = res.result; taskRow(x); }
 }
 
 // ---- The doctor, Reconnect and its diff, the catalog, the checks: shown
@@ -279,6 +346,13 @@ function saveCheckButton(method, params, out, tool) {
 }
 
 // ---- Deep links and the page's state across a reload
+//
+// The URL's #fragment names what the page shows: item=KEY (a tool, a
+// resource, a prompt, a server of the catalog, a check), and frame=ID,
+// task=ID or exchange=ID (ID: the frame's entry in the journal, the
+// task's id, the exchange's id). A link works when the page loads, and
+// when only the fragment changes; what it names may come later (the
+// journal is read after the page shows): it opens when it comes.
 
 function saveHash(extra) {
   const parts = [];
@@ -291,39 +365,43 @@ function saveHash(extra) {
 }
 
 let currentPane = "frames";
-let wantFrame = null, wantTask = null;
+let wantFrame = null, wantTask = null, wantExchange = null;
 
 function restore() {
   try {
     const ui = JSON.parse(sessionStorage.getItem("mcpwire:ui") || "{}");
-    if (ui.kind && (kinds[ui.kind] || ui.kind === "servers" || ui.kind === "checks")) view.kind = ui.kind;
+    if (ui.kind && kinds[ui.kind]) view.kind = ui.kind;
     if (ui.pane) showPane(ui.pane);
     if (ui.filter) $("#frame-filter").value = ui.filter;
     if (ui.dir) $("#frame-dir").value = ui.dir;
   } catch { /* nothing kept */ }
-  const h = new URLSearchParams(location.hash.slice(1));
-  if (h.get("item")) {
-    view.key = h.get("item");
-    const k = view.key.split(":")[0];
-    view.kind = {tool: "tools", res: "resources", tpl: "resources", prompt: "prompts", srv: "servers", check: "checks"}[k] || view.kind;
-  }
-  if (h.get("frame")) { wantFrame = +h.get("frame"); showPane("frames"); }
-  if (h.get("task")) { wantTask = h.get("task"); showPane("tasks"); }
+  applyHash();
 }
 
-// deepFrame opens the frame or task the link names, once it has come.
-function deepFrame(f) {
-  if (wantFrame !== null && f.index === wantFrame) {
-    wantFrame = null;
-    f.row.hidden = false;
-    openFrame(f);
+// applyHash shows what the URL's fragment names.
+function applyHash() {
+  const h = new URLSearchParams(location.hash.slice(1));
+  const item = h.get("item");
+  if (item) {
+    view.key = item;
+    view.kind = {tool: "tools", res: "resources", tpl: "resources", prompt: "prompts", srv: "servers", check: "checks"}[item.split(":")[0]] || view.kind;
   }
-  if (wantTask !== null && tasks.has(wantTask)) {
-    const x = tasks.get(wantTask);
-    wantTask = null;
-    x.row.classList.add("open");
-    x.row.scrollIntoView({block: "nearest"});
-  }
+  wantFrame = h.get("frame");
+  wantTask = h.get("task");
+  wantExchange = h.get("exchange");
+  if (wantFrame !== null) { showPane("frames"); deepFrame(); }
+  if (wantTask !== null) { showPane("tasks"); if (tasks.has(wantTask)) openTask(tasks.get(wantTask)); }
+  if (wantExchange !== null) { showPane("network"); const x = exchanges.get(+wantExchange); if (x) openExchange(x, true); }
+}
+
+// deepFrame opens the frame the link names, once it has come.
+function deepFrame() {
+  if (wantFrame === null) return;
+  const f = frameList.find(f => String(f.jid) === wantFrame);
+  if (!f) return;
+  wantFrame = null;
+  f.row.hidden = false;
+  openFrame(f);
 }
 
 function startViews() {
@@ -336,5 +414,10 @@ function startViews() {
     renderDetail(true);
   });
   $("#doctor").addEventListener("click", () => runDoctor(""));
+  window.addEventListener("hashchange", () => {
+    applyHash();
+    renderSide();
+    renderDetail();
+  });
   for (const id of ["#frame-filter", "#frame-dir"]) $(id).addEventListener("input", () => saveHash());
 }
