@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"net/http"
+	"sync/atomic"
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/netlog"
@@ -18,9 +19,11 @@ import (
 const kindHTTP = "http"
 
 // netLog puts the HTTP exchanges of the inspector's sessions into the
-// journal.
+// journal, numbered across the sessions (a reconnection's exchanges are
+// new ones).
 type netLog struct {
 	hub *hub
+	ids atomic.Int64 // the exchanges of every session, numbered from 1
 }
 
 // wrap returns the WrapHTTP of a session to the server t names: the
@@ -33,6 +36,6 @@ func (n *netLog) wrap(t *app.Target) func(http.RoundTripper) http.RoundTripper {
 		}
 	}
 	return func(next http.RoundTripper) http.RoundTripper {
-		return &netlog.Transport{Next: next, Secret: secret, Sink: func(e *netlog.Event) { n.hub.add(kindHTTP, e) }}
+		return &netlog.Transport{Next: next, Secret: secret, Sink: func(e *netlog.Event) { n.hub.add(kindHTTP, e) }, IDs: &n.ids}
 	}
 }

@@ -166,6 +166,31 @@ func TestViewsHTTPNetwork(t *testing.T) {
 			if body := p.str(`document.body.innerText`); strings.Contains(body, "SECRET") {
 				t.Errorf("the page shows a secret")
 			}
+			// Without a catalog, no Servers tab.
+			if d := p.str(`getComputedStyle(document.querySelector('#kinds [data-kind="servers"]')).display`); d != "none" {
+				t.Errorf("the Servers tab shows without a catalog (display %s)", d)
+			}
+
+			// A reconnection makes a new HTTP client: its exchanges are
+			// new rows, never taken for those of the first session.
+			p.click("#reconnect")
+			p.wait(`document.querySelector("#changes") && S.status === "connected"`)
+			p.open("tools", "tool:echo")
+			p.typeIn(`#detail [name="text"]`, "again")
+			p.call()
+			p.click(`#wire-tabs [data-pane="network"]`)
+			var ids []string
+			p.js(`[...document.querySelectorAll("#network .frame.net")].map(r => r.dataset.exchange)`, &ids)
+			seen := map[string]bool{}
+			for _, id := range ids {
+				if seen[id] {
+					t.Errorf("two rows of the Network view are exchange #%s: %v", id, ids)
+				}
+				seen[id] = true
+			}
+			if n := p.str(`document.querySelector('#wire-tabs [data-pane="network"] .count').textContent`); n != fmt.Sprint(len(ids)) {
+				t.Errorf("the Network tab counts %s exchanges, and shows %d rows", n, len(ids))
+			}
 		})
 	}
 }

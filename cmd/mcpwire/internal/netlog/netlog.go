@@ -102,13 +102,22 @@ type Transport struct {
 	// Secret, if not nil, names more headers whose values are masked
 	// (those a configuration file set), in canonical form.
 	Secret map[string]bool
+	// IDs, if not nil, numbers the exchanges: the transports of one
+	// log (the sessions of one inspection, one after another) share it,
+	// so that an id names one exchange of the log. Nil: the Transport
+	// numbers its own, from 1.
+	IDs *atomic.Int64
 
 	ids atomic.Int64
 }
 
 // RoundTrip sends req with t.Next, reporting the exchange.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	id := t.ids.Add(1)
+	ids := t.IDs
+	if ids == nil {
+		ids = &t.ids
+	}
+	id := ids.Add(1)
 	start := time.Now()
 	ev := &Event{Exchange: id, Kind: "request", Time: stamp(start), Method: req.Method, URL: config.MaskURL(req.URL.String()),
 		LastEventID: req.Header.Get("Last-Event-ID"), Headers: t.headers(req.Header), Session: req.Header.Get("Mcp-Session-Id")}
