@@ -97,8 +97,9 @@ type connectArgs struct {
 // errNotInCatalog is the refusal of a name the files do not have.
 var errNotInCatalog = errors.New("no server of that name in the hosts' configuration files")
 
-// connectTo connects to the server of the catalog the page names.
-func (in *Inspector) connectTo(ctx context.Context, a *connectArgs) (*outcome, error) {
+// connectTo connects to the server of the catalog the page names. The
+// page's request does not bound the connection (openContext).
+func (in *Inspector) connectTo(_ context.Context, a *connectArgs) (*outcome, error) {
 	if in.app == nil || in.st.Catalog == nil {
 		return nil, errors.New("mcpwire inspect was started with a server: there is no catalog")
 	}
@@ -124,11 +125,21 @@ func (in *Inspector) connectTo(ctx context.Context, a *connectArgs) (*outcome, e
 	}
 	t.Observer = nil // the inspector's own, with --trace's
 	start := time.Now()
-	err = in.open(ctx, &t, in.logger())
+	octx, cancel := in.openContext()
+	defer cancel()
+	err = in.open(octx, &t, in.logger())
+	if errors.Is(err, errOpening) {
+		return nil, err
+	}
 	in.mu.Lock()
-	c.Current, c.Error = a.Name, ""
+	if in.st.Catalog != nil {
+		c.Current = in.st.Catalog.Current
+	}
+	c.Error = ""
 	if err != nil {
-		c.Error = err.Error()
+		c.Error = a.Name + ": " + describe(err).Message
+	} else {
+		c.Current = a.Name
 	}
 	in.st.Catalog = c
 	in.mu.Unlock()

@@ -129,6 +129,7 @@ type Inspector struct {
 	running    map[string]context.CancelFunc // the page's requests, by the page's id
 	anon       int                           // the requests without an id, counted
 	listen     *client.Subscription          // modern era: the notifications' subscription
+	opening    bool                          // a session is being opened (session.go)
 	refresh    map[string]bool               // lists to read again (list_changed)
 	refreshing bool                          // a goroutine reads them
 	wg         sync.WaitGroup                // the goroutines of the inspector
@@ -136,8 +137,12 @@ type Inspector struct {
 
 // pageState is what the page shows of the server, as its JSON says it.
 type pageState struct {
-	Server        serverState            `json:"server"`
-	Status        string                 `json:"status"` // "connected", "ended"
+	Server serverState `json:"server"`
+	Status string      `json:"status"` // "connecting", "connected", "ended", "catalog"
+	// Connecting names the server a new session is being opened to (a
+	// Reconnect, a server of the catalog), while the session open
+	// before goes on.
+	Connecting    string                 `json:"connecting,omitempty"`
 	Ended         string                 `json:"ended,omitempty"`
 	Tools         []mcp.Tool             `json:"tools"`
 	Resources     []mcp.Resource         `json:"resources"`

@@ -40,6 +40,8 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "slow-exit":
 		slowExitServer()
+	case "restart":
+		restartServer()
 	}
 	flag.Parse()
 	code := m.Run()

@@ -38,15 +38,20 @@ func snapshot(st *pageState) *diff.Snapshot {
 }
 
 // reconnect opens a new session to the server of the current one, and
-// records what changed.
-func (in *Inspector) reconnect(ctx context.Context, _ *noArgs) (*outcome, error) {
+// records what changed. The page's request does not bound it.
+func (in *Inspector) reconnect(_ context.Context, _ *noArgs) (*outcome, error) {
 	t := in.current()
 	if t == nil {
 		return nil, errors.New("no server to reconnect to")
 	}
 	before := in.snapshotLists()
 	start := time.Now()
-	if err := in.open(ctx, t, in.logger()); err != nil {
+	octx, cancel := in.openContext()
+	defer cancel()
+	if err := in.open(octx, t, in.logger()); errors.Is(err, errOpening) {
+		return nil, err
+	} else if err != nil {
+		in.note("reconnecting to " + describeTarget(t) + " failed (the session open before goes on): " + describe(err).Message)
 		return &outcome{Error: describe(err), MS: msSince(start)}, nil
 	}
 	after := in.snapshotLists()

@@ -156,7 +156,7 @@ func fail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, errBusy):
 		status = http.StatusTooManyRequests
-	case errors.Is(err, errDuplicate), errors.Is(err, errNoQuestion):
+	case errors.Is(err, errDuplicate), errors.Is(err, errNoQuestion), errors.Is(err, errOpening):
 		status = http.StatusConflict
 	case errors.Is(err, errNoSession):
 		status = http.StatusServiceUnavailable

@@ -24,44 +24,67 @@ type link struct {
 	end    func() error // closes the session (app.OpenSessionWith's end)
 }
 
+// errOpening refuses a connection while another is being made (a
+// second tab's Reconnect, a server of the catalog chosen meanwhile).
+var errOpening = errors.New("a connection to the server is being made already: wait for it to end")
+
 // open connects to the server t names (its frames, HTTP exchanges and
-// stderr go into the journal), ends the session open before, and
-// attaches the new one. ctx bounds connecting and the first listing.
+// stderr go into the journal); once the new session is made, it takes
+// the place of the one open before, which is then closed. While it
+// connects, the session open before goes on (the state says what is
+// being connected to); if connecting fails, it stays. One connection is
+// made at a time (errOpening). ctx bounds connecting and the first
+// listing: not a page's request, which a reload ends (openContext).
 func (in *Inspector) open(ctx context.Context, t *app.Target, log *slog.Logger) error {
 	if in.app == nil {
 		return errors.New("this inspector cannot open sessions")
 	}
+	in.mu.Lock()
+	if in.opening {
+		in.mu.Unlock()
+		return errOpening
+	}
+	in.opening = true
+	in.st.Connecting = describeTarget(t)
+	in.mu.Unlock()
+	in.publish()
+	defer func() {
+		in.mu.Lock()
+		in.opening, in.st.Connecting = false, ""
+		in.mu.Unlock()
+		in.publish()
+	}()
 	tt := *t
 	tt.Observer = teeObserver(t.Observer, in.Observer())
 	tt.WrapHTTP = in.net.wrap(t)
 	copts := in.ClientOptions()
+	sess, end, err := in.app.OpenSessionWith(ctx, &tt, copts, in.StderrLogger(log))
+	if err != nil {
+		in.mu.Lock()
+		first := in.cur == nil && in.st.Status == "connecting"
+		in.mu.Unlock()
+		if first {
+			in.End(err) // mcpwire inspect -- CMD: there is nothing to go on with
+		}
+		return err
+	}
 	in.mu.Lock()
-	in.gen++ // the end of the session open now is not news
-	in.sess = nil
+	old, oldListen := in.cur, in.listen
+	in.gen++ // the end of the session open before is not news
+	gen := in.gen
+	in.cur, in.listen, in.sess = &link{target: t, sess: sess, end: end}, nil, nil
 	in.st.Server = serverState{Target: describeTarget(t)}
 	in.st.Status, in.st.Ended, in.st.ListErrors, in.st.Listening = "connecting", "", nil, ""
 	in.st.Tools, in.st.Resources, in.st.Templates, in.st.Prompts = []mcp.Tool{}, []mcp.Resource{}, []mcp.ResourceTemplate{}, []mcp.Prompt{}
 	in.st.Subscriptions, in.st.LogLevel = []string{}, ""
 	in.mu.Unlock()
-	in.publish()
-	sess, end, err := in.app.OpenSessionWith(ctx, &tt, copts, in.StderrLogger(log))
-	if err != nil {
-		in.End(err)
-		return err
-	}
-	in.mu.Lock()
-	old, oldListen := in.cur, in.listen
-	in.gen++
-	gen := in.gen
-	in.cur, in.listen = &link{target: t, sess: sess, end: end}, nil
-	in.mu.Unlock()
 	if oldListen != nil {
 		oldListen.Close()
 	}
+	in.Attach(ctx, sess, clientCaps(copts))
 	if old != nil {
 		old.end()
 	}
-	in.Attach(ctx, sess, clientCaps(copts))
 	in.wg.Add(1)
 	go func() {
 		defer in.wg.Done()
@@ -82,6 +105,17 @@ func (in *Inspector) open(ctx context.Context, t *app.Target, log *slog.Logger) 
 		}
 	}()
 	return nil
+}
+
+// openContext returns the context of a connection the page asked for:
+// bounded by --timeout (or the request timeout) and the inspector's
+// life, not by the page's request, which a reload or a closed tab ends.
+func (in *Inspector) openContext() (context.Context, context.CancelFunc) {
+	d := in.opts.RequestTimeout
+	if in.app != nil && in.app.Global.Timeout > 0 {
+		d = in.app.Global.Timeout
+	}
+	return context.WithTimeout(in.base, d)
 }
 
 // current returns the target of the session open, or nil.

@@ -24,7 +24,8 @@ function renderHeader() {
   $("#status").className = "dot " + S.status;
   $("#status").title = S.status;
   $("#server-name").textContent = info.title || info.name || (S.status === "catalog" ? "Choose a server" : "(connecting)");
-  $("#reconnect").disabled = S.status === "catalog" || S.status === "connecting";
+  $("#reconnect").disabled = S.status === "catalog" || S.status === "connecting" || !!S.connecting;
+  $("#connecting").textContent = S.connecting ? `connecting to ${S.connecting}…` : "";
   $('#kinds [data-kind="servers"]').hidden = !S.catalog;
   $("#server-version").textContent = info.version || "";
   $("#server-protocol").textContent = s.protocol || "";
