@@ -2,10 +2,14 @@ package inspect
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/config"
 )
 
@@ -19,9 +23,16 @@ import (
 // stands for (the first file's, as @NAME does). A name no file has, an
 // entry that is not valid, and the servers of a file that another user
 // could have written (writable by others, or not the person's: see
-// fileTrust) are refused. What the page shows of a server is masked as
-// mcpwire servers masks it: variables unexpanded, env and header values
-// never shown.
+// fileTrust) are refused. A project's file (.mcp.json, .vscode/mcp.json,
+// .cursor/mcp.json: what a cloned repository brings, and which comes
+// first in the order, so that its "github" hides the person's) may name
+// any command: its servers are listed, marked, and started only once
+// the person has trusted the entry the page shows (Trust, the digest of
+// the entry as written, sent back): an entry that changes is trusted no
+// more. The doctor of a server of the catalog starts it too, and asks
+// the same. What the page shows of a server is masked as mcpwire
+// servers masks it: variables unexpanded, env and header values never
+// shown.
 
 // catalogState is the catalog as the page shows it.
 type catalogState struct {
@@ -44,6 +55,10 @@ type catalogEntry struct {
 	Shadowed bool     `json:"shadowed,omitempty"` // an earlier file has the name
 	Error    string   `json:"error,omitempty"`    // the entry is not valid
 	Refused  string   `json:"refused,omitempty"`  // why the inspector will not start it
+	// Trust is the digest of a project file's entry (entryDigest), which
+	// the person sends to trust it; Trusted says it is trusted.
+	Trust   string `json:"trust,omitempty"`
+	Trusted bool   `json:"trusted,omitempty"`
 }
 
 // readCatalog reads the hosts' files into a catalog.
@@ -67,9 +82,21 @@ func (in *Inspector) readCatalog() (*catalogState, *config.Listing, error) {
 		if why := fileTrust(s.File.Path); why != "" {
 			e.Refused = why
 		}
+		if s.File.Project && s.Err == nil {
+			e.Trust = entryDigest(s)
+		}
 		c.Servers = append(c.Servers, e)
 	}
 	return c, l, nil
+}
+
+// markTrusted marks the entries of c the person trusted; in.mu is held.
+func (in *Inspector) markTrusted(c *catalogState) {
+	for i := range c.Servers {
+		if e := &c.Servers[i]; e.Trust != "" && in.trusted[e.Trust] {
+			e.Trusted = true
+		}
+	}
 }
 
 // loadCatalog puts the catalog in the state.
@@ -82,6 +109,7 @@ func (in *Inspector) loadCatalog() error {
 	if in.st.Catalog != nil {
 		c.Current = in.st.Catalog.Current
 	}
+	in.markTrusted(c)
 	in.st.Catalog = c
 	in.mu.Unlock()
 	in.publish()
@@ -89,52 +117,120 @@ func (in *Inspector) loadCatalog() error {
 }
 
 // connectArgs are the page's choice of a server of the catalog: its
-// name, nothing else.
+// name, nothing else, and for a server of a project's file, the digest
+// of its entry the person trusts.
 type connectArgs struct {
-	Name string `json:"name"`
+	Name  string `json:"name"`
+	Trust string `json:"trust,omitempty"`
 }
 
-// errNotInCatalog is the refusal of a name the files do not have.
-var errNotInCatalog = errors.New("no server of that name in the hosts' configuration files")
+// Why the catalog will not start a server.
+var (
+	errNotInCatalog = errors.New("no server of that name in the hosts' configuration files")
+	errRefusedFile  = errors.New("the inspector does not start the servers of this file")
+	errNoCatalog    = errors.New("mcpwire inspect was started with a server: there is no catalog")
+	errUntrusted    = errors.New("a server of a project's file (which a repository brings, and which may name any command) starts only once you trust its entry as the page shows it")
+	errChanged      = errors.New("the entry of this project server changed since the page showed it: look at it again, and trust it again")
+	errRaced        = errors.New("the configuration file changed while mcpwire read it: try again")
+)
+
+// catalogTarget returns the target of the server of the catalog name
+// stands for, if the inspector may start it (connecting, or the
+// doctor): a server of the files as they are now, of a file no other
+// user may write, and, for a project's file, whose entry the person
+// trusted (trust, the digest the page showed, trusts it for the rest of
+// the inspection). The target is the entry that was checked: one that
+// changed in between is refused.
+func (in *Inspector) catalogTarget(name, trust string) (*app.Target, error) {
+	in.mu.Lock()
+	has := in.st.Catalog != nil
+	in.mu.Unlock()
+	if in.app == nil || !has {
+		return nil, errNoCatalog
+	}
+	_, l, err := in.readCatalog() // again: what the files say now
+	if err != nil {
+		return nil, err
+	}
+	s, _ := l.Lookup(name)
+	switch {
+	case s == nil:
+		return nil, fmt.Errorf("%w: %q", errNotInCatalog, name)
+	case s.Err != nil:
+		return nil, fmt.Errorf("server %q: %v", name, s.Err)
+	}
+	if why := fileTrust(s.File.Path); why != "" {
+		return nil, fmt.Errorf("%w: %s", errRefusedFile, why)
+	}
+	digest := entryDigest(s)
+	if s.File.Project {
+		in.mu.Lock()
+		trusted := in.trusted[digest]
+		switch {
+		case trusted:
+		case trust == digest:
+			if in.trusted == nil {
+				in.trusted = make(map[string]bool)
+			}
+			in.trusted[digest], trusted = true, true
+		}
+		in.mu.Unlock()
+		switch {
+		case trusted:
+		case trust != "":
+			return nil, errChanged
+		default:
+			return nil, fmt.Errorf("%w (%s)", errUntrusted, s.File.Path)
+		}
+	}
+	t, err := in.app.ParseTarget("@NAME", "@"+name)
+	if err != nil {
+		return nil, err
+	}
+	if t.Config == nil || entryDigest(t.Config) != digest {
+		return nil, errRaced // the file changed between the two readings
+	}
+	t.Observer = nil // the inspector's own, with --trace's
+	return &t, nil
+}
+
+// entryDigest returns the SHA-256, in hex, of a server's entry as
+// written (its file, name and every field that says what runs, values
+// included), which the person trusts.
+func entryDigest(s *config.Server) string {
+	data, _ := json.Marshal(struct {
+		File, Name, Kind, Command string
+		Args                      []string
+		Env                       []config.EnvVar
+		EnvFile, Cwd, URL         string
+		Headers                   []config.Header
+	}{s.File.Path, s.Name, string(s.Kind), s.Command, s.Args, s.Env, s.EnvFile, s.Cwd, s.URL, s.Headers})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
 
 // connectTo connects to the server of the catalog the page names. The
 // page's request does not bound the connection (openContext).
 func (in *Inspector) connectTo(_ context.Context, a *connectArgs) (*outcome, error) {
-	if in.app == nil || in.st.Catalog == nil {
-		return nil, errors.New("mcpwire inspect was started with a server: there is no catalog")
-	}
-	c, l, err := in.readCatalog() // again: what the files say now
+	t, err := in.catalogTarget(a.Name, a.Trust)
 	if err != nil {
 		return nil, err
 	}
-	s, _ := l.Lookup(a.Name)
-	if s == nil {
-		return nil, fmt.Errorf("%w: %q", errNotInCatalog, a.Name)
-	}
-	for _, e := range c.Servers {
-		if e.Name == a.Name && !e.Shadowed && e.Refused != "" {
-			return nil, fmt.Errorf("%w: %s", errRefusedFile, e.Refused)
-		}
-	}
-	if s.Err != nil {
-		return nil, fmt.Errorf("server %q: %v", a.Name, s.Err)
-	}
-	t, err := in.app.ParseTarget("@NAME", "@"+a.Name)
-	if err != nil {
-		return nil, err
-	}
-	t.Observer = nil // the inspector's own, with --trace's
 	start := time.Now()
 	octx, cancel := in.openContext()
 	defer cancel()
-	err = in.open(octx, &t, in.logger())
+	err = in.open(octx, t, in.logger())
 	if errors.Is(err, errOpening) {
 		return nil, err
 	}
+	c, _, rerr := in.readCatalog()
 	in.mu.Lock()
-	if in.st.Catalog != nil {
+	if rerr != nil || c == nil {
+		c = in.st.Catalog
+	} else if in.st.Catalog != nil {
 		c.Current = in.st.Catalog.Current
 	}
+	in.markTrusted(c)
 	c.Error = ""
 	if err != nil {
 		c.Error = a.Name + ": " + describe(err).Message
@@ -149,7 +245,3 @@ func (in *Inspector) connectTo(_ context.Context, a *connectArgs) (*outcome, err
 	}
 	return &outcome{Result: struct{}{}, MS: msSince(start)}, nil
 }
-
-// errRefusedFile is the refusal of a server of a file another user
-// could have written.
-var errRefusedFile = errors.New("the inspector does not start the servers of this file")

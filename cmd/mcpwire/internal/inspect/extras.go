@@ -3,7 +3,6 @@ package inspect
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/mcpwire/mcpwire/client"
@@ -18,30 +17,21 @@ import (
 // by itself: the page shows it from the frames).
 
 // doctorArgs name the server to examine: "" for the session's, or a
-// server of the catalog.
+// server of the catalog (and the digest of its entry, as for Connect).
 type doctorArgs struct {
-	Name string `json:"name,omitempty"`
+	Name  string `json:"name,omitempty"`
+	Trust string `json:"trust,omitempty"`
 }
 
-// runDoctor runs the doctor.
+// runDoctor runs the doctor. The doctor starts the server it examines:
+// a server of the catalog only if Connect would (catalogTarget).
 func (in *Inspector) runDoctor(ctx context.Context, a *doctorArgs) (*outcome, error) {
 	t := in.current()
 	if a.Name != "" {
-		if in.app == nil || in.st.Catalog == nil {
-			return nil, errors.New("there is no catalog")
-		}
-		_, l, err := in.readCatalog()
-		if err != nil {
+		var err error
+		if t, err = in.catalogTarget(a.Name, a.Trust); err != nil {
 			return nil, err
 		}
-		if s, _ := l.Lookup(a.Name); s == nil {
-			return nil, errNotInCatalog
-		}
-		tt, err := in.app.ParseTarget("@NAME", "@"+a.Name)
-		if err != nil {
-			return &outcome{Error: describe(err)}, nil
-		}
-		t = &tt
 	}
 	if t == nil {
 		return nil, errNoSession

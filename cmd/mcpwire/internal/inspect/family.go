@@ -55,7 +55,9 @@ configuration files (what mcpwire servers shows, --config FILE for one
 file) and connects to the one you choose in the page, and to another when
 you switch. The page names a server, never a command: only the servers of
 those files are started, and none of a file that another user owns or
-may write.
+may write. A project's file (.mcp.json, .vscode/mcp.json, .cursor/mcp.json,
+which a repository you cloned may bring) may name any command: its servers
+start only once you trust the entry as the page shows it.
 
 Besides the lists and the frames, the page shows the session's tasks, the
 HTTP exchanges of a server over HTTP (Network: headers with Authorization,

@@ -130,6 +130,7 @@ type Inspector struct {
 	anon       int                           // the requests without an id, counted
 	listen     *client.Subscription          // modern era: the notifications' subscription
 	opening    bool                          // a session is being opened (session.go)
+	trusted    map[string]bool               // the project entries the person trusted, by digest (catalog.go)
 	refresh    map[string]bool               // lists to read again (list_changed)
 	refreshing bool                          // a goroutine reads them
 	wg         sync.WaitGroup                // the goroutines of the inspector

@@ -185,3 +185,11 @@ func contains(t *testing.T, what, got, want string) {
 		t.Errorf("%s: %q does not contain %q", what, got, want)
 	}
 }
+
+// bool evaluates a JavaScript expression whose value is a boolean.
+func (p *page) bool(expr string) bool {
+	p.t.Helper()
+	var b bool
+	p.js(expr, &b)
+	return b
+}

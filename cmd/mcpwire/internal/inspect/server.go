@@ -156,13 +156,13 @@ func fail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, errBusy):
 		status = http.StatusTooManyRequests
-	case errors.Is(err, errDuplicate), errors.Is(err, errNoQuestion), errors.Is(err, errOpening):
+	case errors.Is(err, errDuplicate), errors.Is(err, errNoQuestion), errors.Is(err, errOpening), errors.Is(err, errRaced):
 		status = http.StatusConflict
 	case errors.Is(err, errNoSession):
 		status = http.StatusServiceUnavailable
 	case errors.Is(err, errNotInCatalog):
 		status = http.StatusNotFound
-	case errors.Is(err, errRefusedFile):
+	case errors.Is(err, errRefusedFile), errors.Is(err, errUntrusted), errors.Is(err, errChanged):
 		status = http.StatusForbidden
 	case errors.As(err, &mbe):
 		status = http.StatusRequestEntityTooLarge

@@ -212,7 +212,6 @@ func TestCatalog(t *testing.T) {
 	p := openPage(t, in)
 	p.wait(`document.querySelector('#list li[data-key^="srv:everything@"]')`)
 	p.click(`#list li[data-key^="srv:everything@"]`)
-	p.screenshot("inspect-catalog.png")
 	p.click("#connect")
 	p.wait(`document.querySelector("#server-name").textContent === "mcpwire everything server"`)
 	p.click(`#kinds [data-kind="servers"]`)

@@ -261,29 +261,37 @@ function viewDetail(i) {
 
 function catalogDetail(s) {
   const out = el("div");
+  // A project's server starts only once the person trusts its entry.
+  const ask = s.project && !s.trusted && s.trust;
+  const trust = ask ? el("input", {type: "checkbox", id: "trust", onchange: () => { $("#connect").disabled = !trust.checked; }}) : null;
+  const sent = () => (trust && trust.checked ? {name: s.name, trust: s.trust} : {name: s.name});
   return [head(s.name, "", s.target || s.error, [el("span", {class: "badge", text: s.kind || "invalid"}), s.project ? el("span", {class: "badge warn", text: "project file"}) : null].filter(Boolean)),
     el("div", {class: "card"},
       el("p", {class: "dim mono", text: s.file + " (" + s.host + ")"}),
       (s.settings || []).length ? el("pre", {class: "text", text: s.settings.join("\n")}) : null,
+      ask ? el("div", {class: "card next"},
+        el("p", {text: "This server comes from a project's file, which a repository you cloned may have written: it may name any command. mcpwire inspect starts it only if you trust it as shown:"}),
+        el("pre", {class: "text", text: s.target || ""}),
+        el("label", {class: "check"}, trust, " I trust this entry (until it changes)")) : null,
       s.refused ? el("p", {class: "err", text: "mcpwire inspect will not start it: " + s.refused}) : null,
       s.shadowed ? el("p", {class: "dim", text: "An earlier file has a server of this name: connecting starts that one."}) : null,
       el("div", {class: "buttons"},
-        el("button", {class: "primary", id: "connect", text: S.catalog && S.catalog.current === s.name && S.status === "connected" ? "Connected" : "Connect", disabled: !!s.error || !!s.refused, onclick: async () => {
+        el("button", {class: "primary", id: "connect", text: S.catalog && S.catalog.current === s.name && S.status === "connected" ? "Connected" : "Connect", disabled: !!s.error || !!s.refused || !!ask, onclick: async () => {
           fill(out, el("p", {class: "dim", text: "connecting…"}));
-          const r = await api("connect", {name: s.name});
-          fill(out, r.error ? [errorBox(r.error), el("button", {class: "small", text: "Run the doctor", onclick: () => runDoctor(s.name)})] : el("p", {text: "Connected."}));
+          const r = await api("connect", sent());
+          fill(out, r.error ? [errorBox(r.error), el("button", {class: "small", text: "Run the doctor", onclick: () => runDoctor(sent())}) ] : el("p", {text: "Connected."}));
         }}),
-        el("button", {text: "Doctor", onclick: () => runDoctor(s.name)})),
+        el("button", {text: "Doctor", disabled: !!s.error || !!s.refused, onclick: () => runDoctor(sent())})),
       out)];
 }
 
 let doctorReport = null;
 
-async function runDoctor(name) {
+async function runDoctor(args) {
   doctorReport = {running: true};
   view.key = "view:doctor";
   renderDetail(true);
-  doctorReport = await api("doctor", name ? {name} : {});
+  doctorReport = await api("doctor", args);
   renderDetail(true);
 }
 
@@ -413,7 +421,7 @@ function startViews() {
     if (r.error) addMessage("note", new Date().toISOString(), "mcpwire", el("span", {class: "err", text: "reconnect: " + r.error.message}));
     renderDetail(true);
   });
-  $("#doctor").addEventListener("click", () => runDoctor(""));
+  $("#doctor").addEventListener("click", () => runDoctor({}));
   window.addEventListener("hashchange", () => {
     applyHash();
     renderSide();

@@ -1,0 +1,159 @@
+package inspect
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// catalogFile writes a configuration file at path whose one server, x,
+// runs sh -c 'touch MARKER': a command that must not run unless the
+// person chose it. It returns MARKER.
+func catalogFile(t *testing.T, path string) string {
+	t.Helper()
+	marker := filepath.Join(t.TempDir(), "ran")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {"x": {"command": "sh", "args": ["-c", "touch `+marker+`"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return marker
+}
+
+// ran reports whether the command of catalogFile ran, and forgets it.
+func ran(marker string) bool {
+	_, err := os.Stat(marker)
+	os.Remove(marker)
+	return err == nil
+}
+
+// TestCatalogDoctorRefusesWhatConnectRefuses: the doctor of a server of
+// the catalog starts it too, so it refuses what Connect refuses: the
+// servers of a file other users may write. (The doctor started them.)
+func TestCatalogDoctorRefusesWhatConnectRefuses(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	marker := catalogFile(t, cfg)
+	in := inspect(t, nil, "--config", cfg)
+	if err := os.Chmod(cfg, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []string{"connect", "doctor"} {
+		status, body := in.post(t, op, `{"name":"x"}`)
+		if status != http.StatusForbidden || !strings.Contains(body, "writable by other users") {
+			t.Errorf("%s, a server of a world-writable file: %d %s", op, status, body)
+		}
+		if ran(marker) {
+			t.Errorf("%s started a server of a world-writable file", op)
+		}
+	}
+}
+
+// catalogEntryOf returns the catalog's entry of name, from the state.
+func catalogEntryOf(t *testing.T, in *inspection, name string) map[string]any {
+	t.Helper()
+	status, body := send(t, "GET", in.Base+"/?token="+in.Token, "", nil)
+	if status != http.StatusOK {
+		t.Fatalf("the page: %d", status)
+	}
+	_, boot, _ := strings.Cut(body, `<script type="application/json" id="boot">`)
+	boot, _, _ = strings.Cut(boot, "</script>")
+	var b struct {
+		State struct {
+			Catalog struct {
+				Servers []map[string]any `json:"servers"`
+			} `json:"catalog"`
+		} `json:"state"`
+	}
+	if err := json.Unmarshal([]byte(boot), &b); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range b.State.Catalog.Servers {
+		if s["name"] == name {
+			return s
+		}
+	}
+	t.Fatalf("no server %q in the catalog", name)
+	return nil
+}
+
+// TestCatalogProjectServerNeedsTrust: a project's file (.mcp.json,
+// .vscode/mcp.json, .cursor/mcp.json: what a repository one cloned
+// brings) may name any command. Its servers are listed, marked, and
+// started only once the person has trusted the entry as the page shows
+// it (its digest): neither Connect nor the doctor starts one before;
+// an entry that changed after the page showed it must be trusted again.
+// (They were started like the person's own.)
+func TestCatalogProjectServerNeedsTrust(t *testing.T) {
+	repo := t.TempDir()
+	cfg := filepath.Join(repo, ".mcp.json")
+	marker := catalogFile(t, cfg)
+	t.Chdir(repo)
+	in := inspect(t, nil, "--config", cfg)
+
+	for _, c := range []struct{ op, body string }{
+		{"connect", `{"name":"x"}`},
+		{"doctor", `{"name":"x"}`},
+		{"connect", `{"name":"x","trust":"` + strings.Repeat("0", 64) + `"}`},
+	} {
+		status, body := in.post(t, c.op, c.body)
+		if status != http.StatusForbidden || !strings.Contains(body, "project") {
+			t.Errorf("%s %s, not trusted: %d %s", c.op, c.body, status, body)
+		}
+		if ran(marker) {
+			t.Fatalf("%s %s started a project's server that was not trusted", c.op, c.body)
+		}
+	}
+
+	e := catalogEntryOf(t, in, "x")
+	digest, _ := e["trust"].(string)
+	if e["project"] != true || len(digest) != 64 {
+		t.Fatalf("the catalog's project entry: %v", e)
+	}
+
+	// Trusted as shown: it starts (and fails: it is no server).
+	if status, body := in.post(t, "connect", `{"name":"x","trust":"`+digest+`"}`); status != http.StatusOK || !ran(marker) {
+		t.Errorf("connect, trusted: %d %s; the command ran: false", status, body)
+	}
+	if status, body := in.post(t, "doctor", `{"name":"x"}`); status != http.StatusOK || !ran(marker) {
+		t.Errorf("doctor, trusted: %d %s; the command ran: false", status, body)
+	}
+
+	// The entry changes: trusted no more.
+	os.WriteFile(cfg, []byte(`{"mcpServers": {"x": {"command": "sh", "args": ["-c", "touch `+marker+`; echo changed"]}}}`), 0o600)
+	for _, body := range []string{`{"name":"x"}`, `{"name":"x","trust":"` + digest + `"}`} {
+		if status, out := in.post(t, "connect", body); status != http.StatusForbidden || ran(marker) {
+			t.Errorf("connect %s after the entry changed: %d %s", body, status, out)
+		}
+	}
+}
+
+// TestCatalogProjectTrustInPage: the page shows a project's server with
+// what it would run, and connects only once the person trusts it.
+func TestCatalogProjectTrustInPage(t *testing.T) {
+	bin := everythingServer(t)
+	repo := t.TempDir()
+	cfg := filepath.Join(repo, ".mcp.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers": {"everything": {"command": "`+bin+`", "args": ["-stdio"]}}}`), 0o600)
+	t.Chdir(repo)
+	in := inspect(t, nil, "--config", cfg)
+	p := openPage(t, in)
+	p.click(`#list li[data-key^="srv:everything@"]`)
+	p.wait(`document.querySelector("#trust")`)
+	contains(t, "the project's server", p.str(`document.querySelector("#detail").innerText`), bin+" -stdio")
+	if !p.bool(`document.querySelector("#connect").disabled`) {
+		t.Errorf("Connect is enabled before the person trusts the project's server")
+	}
+	p.screenshot("inspect-catalog.png")
+	p.click("#trust")
+	p.click("#connect")
+	p.wait(`document.querySelector("#server-name").textContent === "mcpwire everything server"`)
+	p.click(`#kinds [data-kind="servers"]`)
+	p.click(`#list li[data-key^="srv:everything@"]`)
+	if p.str(`document.querySelector("#trust") ? "asks" : ""`) != "" {
+		t.Errorf("a trusted entry is asked about again")
+	}
+}
