@@ -28,6 +28,8 @@ func TestMain(m *testing.M) {
 	case mode == "good":
 		clitest.ServerMain()
 		os.Exit(0)
+	case mode == "loud":
+		loudServer()
 	case mode != "":
 		clitest.BrokenProcesses[mode]()
 		os.Exit(0)

@@ -23,7 +23,7 @@ import (
 )
 
 // maxExchanges bounds the HTTP exchanges kept of one step.
-const maxExchanges = 20
+const maxExchanges = 8
 
 // runHTTP examines a URL: the name, the connection, TLS, then the MCP
 // probes, the legacy transport and OAuth discovery.

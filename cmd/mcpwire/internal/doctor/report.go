@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // A Status is the outcome of one step.
@@ -158,4 +159,48 @@ func clip(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// Bounds of what a report keeps of what a server says: its name, its
+// errors, its metadata, its headers. With them, and at most maxExchanges
+// exchanges a step, a report stays under about 100 KB whatever the
+// server sends.
+const (
+	maxText        = 1 << 10 // a title, a detail, the next step, a URL, an error
+	maxHeaderLines = 12      // of one exchange; the others are counted
+	maxHeaderLine  = 200
+)
+
+// bound clips what the report quotes of the server, and says so where
+// it cuts.
+func (r *Report) bound() {
+	r.Next = clipKeep(r.Next, maxText)
+	for i := range r.Speaks {
+		r.Speaks[i] = clipKeep(r.Speaks[i], maxText)
+	}
+	for _, s := range r.Steps {
+		s.Title, s.Detail = clipKeep(s.Title, maxText), clipKeep(s.Detail, maxText)
+		for i := range s.HTTP {
+			x := &s.HTTP[i]
+			x.URL, x.Error, x.ContentType = clipKeep(x.URL, maxText), clipKeep(x.Error, maxText), clipKeep(x.ContentType, maxHeaderLine)
+			if n := len(x.Headers); n > maxHeaderLines {
+				x.Headers = append(x.Headers[:maxHeaderLines:maxHeaderLines], fmt.Sprintf("(%d more headers not kept)", n-maxHeaderLines))
+			}
+			for j := range x.Headers {
+				x.Headers[j] = clipKeep(x.Headers[j], maxHeaderLine)
+			}
+		}
+	}
+}
+
+// clipKeep shortens s to about n bytes, on a character boundary, marking
+// the cut; unlike clip it keeps the lines.
+func clipKeep(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -86,6 +86,7 @@ func Run(ctx context.Context, t *Target, o *Options) *Report {
 	}
 	r.finish()
 	scrub(r, t)
+	r.bound()
 	return r
 }
 

@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,22 +26,34 @@ type checkState struct {
 	Last *wire.CheckResult `json:"last,omitempty"`
 }
 
-// saveCheck saves a check (replacing one of the same name).
+// errTooLarge refuses a check that would make the checks file larger
+// than mcpwire verify reads.
+var errTooLarge = fmt.Errorf("the saved checks would be larger than %d bytes, which mcpwire verify does not read: delete some, or save with a schema or paths to ignore", wire.MaxChecksFile)
+
+// saveCheck saves a check (replacing one of the same name). The checks
+// stay a file mcpwire verify reads: at most wire.MaxChecks checks and
+// wire.MaxChecksFile bytes.
 func (in *Inspector) saveCheck(_ context.Context, c *wire.Check) (*outcome, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	in.mu.Lock()
-	i := slices.IndexFunc(in.st.Checks, func(x checkState) bool { return x.Name == c.Name })
+	checks := slices.Clone(in.st.Checks)
+	i := slices.IndexFunc(checks, func(x checkState) bool { return x.Name == c.Name })
 	switch {
 	case i >= 0:
-		in.st.Checks[i] = checkState{Check: *c}
-	case len(in.st.Checks) >= wire.MaxChecks:
+		checks[i] = checkState{Check: *c}
+	case len(checks) >= wire.MaxChecks:
 		in.mu.Unlock()
 		return nil, fmt.Errorf("%w: at most %d checks", errBusy, wire.MaxChecks)
 	default:
-		in.st.Checks = append(in.st.Checks, checkState{Check: *c})
+		checks = append(checks, checkState{Check: *c})
 	}
+	if data, err := checkFileOf(checks); err != nil || len(data) > wire.MaxChecksFile {
+		in.mu.Unlock()
+		return nil, errTooLarge
+	}
+	in.st.Checks = checks
 	in.mu.Unlock()
 	if err := in.writeChecks(); err != nil {
 		return &outcome{Error: describe(err)}, nil
@@ -72,11 +83,22 @@ func (in *Inspector) deleteCheck(_ context.Context, a *deleteArgs) (*outcome, er
 func (in *Inspector) checkFile() *wire.CheckFile {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	return checksOf(in.st.Checks)
+}
+
+// checksOf returns checks as a file.
+func checksOf(checks []checkState) *wire.CheckFile {
 	f := &wire.CheckFile{Checks: []wire.Check{}}
-	for _, c := range in.st.Checks {
+	for _, c := range checks {
 		f.Checks = append(f.Checks, c.Check)
 	}
 	return f
+}
+
+// checkFileOf returns the file of checks, as written.
+func checkFileOf(checks []checkState) ([]byte, error) {
+	data, err := json.MarshalIndent(checksOf(checks), "", "  ")
+	return append(data, '\n'), err
 }
 
 // writeChecks writes the checks to the --checks file, if there is one:
@@ -85,7 +107,9 @@ func (in *Inspector) writeChecks() error {
 	if in.opts.ChecksFile == "" {
 		return nil
 	}
-	data, err := json.MarshalIndent(in.checkFile(), "", "  ")
+	in.mu.Lock()
+	data, err := checkFileOf(in.st.Checks)
+	in.mu.Unlock()
 	if err != nil {
 		return err
 	}
@@ -93,7 +117,7 @@ func (in *Inspector) writeChecks() error {
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(append(data, '\n'))
+	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -152,12 +176,14 @@ func (in *Inspector) runChecks(ctx context.Context, _ *noArgs) (*outcome, error)
 
 // checks serves the saved checks as a file.
 func (h *handler) checks(w http.ResponseWriter, r *http.Request) {
-	data, err := json.MarshalIndent(h.in.checkFile(), "", "  ")
+	h.in.mu.Lock()
+	data, err := checkFileOf(h.in.st.Checks)
+	h.in.mu.Unlock()
 	if err != nil {
 		refuse(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", `attachment; filename="checks.json"`)
-	w.Write(append(bytes.TrimSpace(data), '\n'))
+	w.Write(data)
 }

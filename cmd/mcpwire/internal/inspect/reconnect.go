@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/diff"
 	"github.com/mcpwire/mcpwire/mcp"
@@ -16,10 +17,46 @@ import (
 // between the two: capabilities, instructions, tools, resources,
 // templates and prompts (package diff).
 
+// The bounds of what the state keeps of a reconnection's changes: the
+// server's lists make the list as long as they like, and the state goes
+// to the pages with every change.
+const (
+	maxChanges     = 500  // changes kept; the others are counted (More)
+	maxChangeValue = 2048 // bytes of a value quoted (Before, After)
+)
+
 // reconnectDiff is what changed at the last reconnection.
 type reconnectDiff struct {
 	Time    time.Time     `json:"time"`
 	Changes []diff.Change `json:"changes"`
+	More    int           `json:"more,omitempty"` // changes beyond maxChanges, not kept
+}
+
+// newReconnectDiff keeps changes within the bounds.
+func newReconnectDiff(changes []diff.Change) *reconnectDiff {
+	d := &reconnectDiff{Time: time.Now().UTC(), Changes: []diff.Change{}}
+	if len(changes) > maxChanges {
+		d.More = len(changes) - maxChanges
+		changes = changes[:maxChanges]
+	}
+	for _, c := range changes {
+		c.Before, c.After = clipValue(c.Before), clipValue(c.After)
+		d.Changes = append(d.Changes, c)
+	}
+	return d
+}
+
+// clipValue shortens s to maxChangeValue bytes, on a character's
+// boundary, marking the cut.
+func clipValue(s string) string {
+	n := maxChangeValue
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // snapshot returns what the state shows of the server, for package diff.
@@ -55,11 +92,7 @@ func (in *Inspector) reconnect(_ context.Context, _ *noArgs) (*outcome, error) {
 		return &outcome{Error: describe(err), MS: msSince(start)}, nil
 	}
 	after := in.snapshotLists()
-	changes := diff.Compare(snapshot(&before), snapshot(&after))
-	if changes == nil {
-		changes = []diff.Change{}
-	}
-	d := &reconnectDiff{Time: time.Now().UTC(), Changes: changes}
+	d := newReconnectDiff(diff.Compare(snapshot(&before), snapshot(&after)))
 	in.mu.Lock()
 	in.st.Changes = d
 	in.mu.Unlock()

@@ -164,6 +164,8 @@ func fail(w http.ResponseWriter, err error) {
 		status = http.StatusNotFound
 	case errors.Is(err, errRefusedFile), errors.Is(err, errUntrusted), errors.Is(err, errChanged):
 		status = http.StatusForbidden
+	case errors.Is(err, errTooLarge):
+		status = http.StatusRequestEntityTooLarge
 	case errors.As(err, &mbe):
 		status = http.StatusRequestEntityTooLarge
 		err = fmt.Errorf("the request is larger than %d bytes", mbe.Limit)

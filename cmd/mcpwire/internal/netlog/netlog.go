@@ -44,6 +44,10 @@ const (
 	MaxEvents = 1000
 	// MaxHeaderValue bounds one header value as reported.
 	MaxHeaderValue = 1 << 10
+	// MaxHeaders bounds the header lines reported of a request or an
+	// answer (Go's client reads up to 10 MB of an answer's headers); the
+	// others are counted (HeadersDropped).
+	MaxHeaders = 100
 )
 
 // A Header is one header line, its value masked when it is a secret.
@@ -73,8 +77,9 @@ type Event struct {
 	LastEventID string    `json:"lastEventId,omitempty"` // a resumption
 	Sent        []Message `json:"sent,omitempty"`
 	// request and response
-	Headers []Header `json:"headers,omitempty"`
-	Session string   `json:"session,omitempty"` // Mcp-Session-Id
+	Headers        []Header `json:"headers,omitempty"`
+	HeadersDropped int      `json:"headersDropped,omitempty"` // header lines beyond MaxHeaders, not reported
+	Session        string   `json:"session,omitempty"`        // Mcp-Session-Id
 	// response
 	Status      int    `json:"status,omitempty"`
 	ContentType string `json:"contentType,omitempty"`
@@ -120,7 +125,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	id := ids.Add(1)
 	start := time.Now()
 	ev := &Event{Exchange: id, Kind: "request", Time: stamp(start), Method: req.Method, URL: config.MaskURL(req.URL.String()),
-		LastEventID: req.Header.Get("Last-Event-ID"), Headers: t.headers(req.Header), Session: req.Header.Get("Mcp-Session-Id")}
+		LastEventID: clipText(req.Header.Get("Last-Event-ID")), Session: clipText(req.Header.Get("Mcp-Session-Id"))}
+	ev.Headers, ev.HeadersDropped = t.headers(req.Header)
 	if req.Body != nil && req.Body != http.NoBody {
 		head, err := io.ReadAll(io.LimitReader(req.Body, MaxBodyScan+1))
 		if err == nil && len(head) <= MaxBodyScan {
@@ -137,8 +143,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ct := resp.Header.Get("Content-Type")
-	t.Sink(&Event{Exchange: id, Kind: "response", Time: stamp(time.Now()), MS: since(start), Status: resp.StatusCode,
-		ContentType: ct, Headers: t.headers(resp.Header), Session: resp.Header.Get("Mcp-Session-Id")})
+	rev := &Event{Exchange: id, Kind: "response", Time: stamp(time.Now()), MS: since(start), Status: resp.StatusCode,
+		ContentType: clipText(ct), Session: clipText(resp.Header.Get("Mcp-Session-Id"))}
+	rev.Headers, rev.HeadersDropped = t.headers(resp.Header)
+	t.Sink(rev)
 	w := &watch{t: t, id: id, start: start, body: resp.Body, sse: strings.HasPrefix(strings.ToLower(ct), "text/event-stream"),
 		json: strings.Contains(strings.ToLower(ct), "json")}
 	resp.Body = w
@@ -179,22 +187,32 @@ func IsSecret(name string) bool {
 	return false
 }
 
-// headers returns h as a sorted list, secrets masked.
-func (t *Transport) headers(h http.Header) []Header {
+// headers returns h as a sorted list, secrets masked and long values
+// clipped, at most MaxHeaders lines of it, and how many lines were left
+// out.
+func (t *Transport) headers(h http.Header) ([]Header, int) {
 	var out []Header
 	for name, vals := range h {
 		for _, v := range vals {
-			switch {
-			case IsSecret(name) || t.Secret[name]:
+			if IsSecret(name) || t.Secret[name] {
 				v = config.Mask
-			case len(v) > MaxHeaderValue:
-				v = v[:MaxHeaderValue] + "…"
 			}
-			out = append(out, Header{Name: name, Value: v})
+			out = append(out, Header{Name: clipText(name), Value: clipText(v)})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Header) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	if len(out) > MaxHeaders {
+		return slices.Clone(out[:MaxHeaders]), len(out) - MaxHeaders
+	}
+	return out, 0
+}
+
+// clipText clips a header's name or value at MaxHeaderValue bytes.
+func clipText(s string) string {
+	if len(s) > MaxHeaderValue {
+		return s[:MaxHeaderValue] + "…"
+	}
+	return s
 }
 
 // Messages returns the JSON-RPC messages of a body: one message or a

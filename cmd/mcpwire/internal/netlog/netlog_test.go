@@ -123,3 +123,34 @@ func TestSSEEventsBounded(t *testing.T) {
 		t.Errorf("the end %+v, want 7 events dropped", end)
 	}
 }
+
+// TestExchangeHeadersBounded: an answer with thousands of headers (Go's
+// client reads up to 10 MB of them) is reported with MaxHeaders of them
+// and the count of the others.
+func TestExchangeHeadersBounded(t *testing.T) {
+	const n = 3000
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := range n {
+			w.Header().Add("X-Many", strings.Repeat("v", 200)+string(rune('a'+i%26)))
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer s.Close()
+	c, events := record(t)
+	res, err := c.Get(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	total := 0
+	for _, v := range res.Header {
+		total += len(v)
+	}
+	evs := events()
+	if len(evs) < 2 || evs[1].Kind != "response" {
+		t.Fatalf("events %+v", evs)
+	}
+	if r := evs[1]; len(r.Headers) > MaxHeaders || r.HeadersDropped != total-len(r.Headers) {
+		t.Errorf("the answer's headers: %d reported, %d counted as dropped; want at most %d, and the others counted", len(r.Headers), r.HeadersDropped, MaxHeaders)
+	}
+}

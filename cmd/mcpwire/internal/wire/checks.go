@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/internal/jsonschema"
@@ -46,6 +47,9 @@ const (
 	MaxChecksFile = 16 << 20
 	// MaxChecks bounds the checks of a file.
 	MaxChecks = 10000
+	// MaxWhy bounds why a check failed (CheckResult.Why), which quotes
+	// the server's result and errors.
+	MaxWhy = 4 << 10
 )
 
 // A CheckFile is a file of saved checks.
@@ -170,12 +174,13 @@ func RunChecks(ctx context.Context, sess *client.Session, f *CheckFile, timeout 
 func (c *Check) run(ctx context.Context, sess *client.Session) string {
 	got, err := c.call(ctx, sess)
 	if err != nil {
-		return "the call failed: " + err.Error()
+		return clipText("the call failed: "+err.Error(), MaxWhy)
 	}
 	return c.Expect.Judge(got)
 }
 
-// Judge returns why result does not meet the expectation, or "".
+// Judge returns why result does not meet the expectation, or "": at
+// most MaxWhy bytes.
 func (e *Expectation) Judge(result json.RawMessage) string {
 	var whys []string
 	if len(e.Schema) > 0 {
@@ -206,14 +211,14 @@ func (e *Expectation) Judge(result json.RawMessage) string {
 			if ignored(d.Path, e.Ignore) {
 				continue
 			}
-			whys = append(whys, fmt.Sprintf("%s: want %s, got %s", orRoot(d.Path), orAbsent(d.Recorded), orAbsent(d.Actual)))
+			whys = append(whys, fmt.Sprintf("%s: want %s, got %s", clipText(orRoot(d.Path), 200), orAbsent(d.Recorded), orAbsent(d.Actual)))
 			if len(whys) >= 10 {
 				whys = append(whys, "…")
 				break
 			}
 		}
 	}
-	return strings.Join(whys, "; ")
+	return clipText(strings.Join(whys, "; "), MaxWhy)
 }
 
 func orRoot(p string) string {
@@ -318,8 +323,11 @@ func WriteJUnit(w io.Writer, suite string, results []CheckResult) error {
 
 // clipText shortens s to n bytes.
 func clipText(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n-- // on a character's boundary
+	}
+	return s[:n] + "…"
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"os"
 	"path/filepath"
@@ -95,5 +96,17 @@ func TestChecksFileRefused(t *testing.T) {
 	}
 	if _, err := ReadChecks(strings.NewReader(`{"checks":[` + strings.Repeat(" ", MaxChecksFile) + `]}`)); err == nil || !strings.Contains(err.Error(), "at most") {
 		t.Errorf("a huge file: %v", err)
+	}
+}
+
+// TestCheckWhyBounded: why a check failed quotes the server's result
+// (its member names, its values), clipped: a result with a 100 KiB
+// member name gives a reason of at most MaxWhy bytes.
+func TestCheckWhyBounded(t *testing.T) {
+	long := strings.Repeat("k", 100<<10)
+	e := &Expectation{Result: json.RawMessage(`{"content":[]}`)}
+	why := e.Judge(json.RawMessage(`{"content":[],"` + long + `":1,"` + long + `x":2}`))
+	if why == "" || len(why) > 4<<10 {
+		t.Errorf("why the check failed: %d bytes, want some, at most %d", len(why), 4<<10)
 	}
 }

@@ -10,7 +10,7 @@
 // ---- Network: netlog's events, by exchange
 
 const exchanges = new Map(); // id → {id, req, resp, events, end, row}
-const maxExchanges = 2000, maxEventRows = 200;
+const maxExchanges = 2000, maxEventRows = 200, maxMessages = 1000;
 let netDropped = 0;
 
 function netEvent(e) {
@@ -28,9 +28,13 @@ function netEvent(e) {
   }
   if (!x) return;
   if (e.kind === "response") x.resp = e;
-  if (e.kind === "sse") x.events.push(e);
+  if (e.kind === "sse") {
+    x.events.push(e);
+    x.nEvents = (x.nEvents || 0) + 1;
+    if (x.events.length > maxEventRows) x.events.shift(); // the page keeps the newest
+  }
   if (e.kind === "end") x.end = e;
-  x.received.push(...(e.received || []));
+  for (const m of e.received || []) if (x.received.length < maxMessages) x.received.push(m);
   netRow(x);
   if (wantExchange !== null && String(x.id) === wantExchange) openExchange(x, true);
   $("#wire-tabs [data-pane=network] .count").textContent = String(exchanges.size);
@@ -46,7 +50,7 @@ function netRow(x) {
     el("span", {class: "id", text: "#" + x.id}),
     el("span", {class: s && s.status < 400 ? "lat" : "err", text: status}),
     s && s.contentType ? el("span", {class: "dim", text: s.contentType.split(";")[0]}) : null,
-    x.events.length ? el("span", {class: "badge", text: `${x.events.length} SSE`}) : null,
+    x.nEvents ? el("span", {class: "badge", text: `${x.nEvents} SSE`}) : null,
     r.lastEventId ? el("span", {class: "badge", text: "resumed from " + r.lastEventId}) : null,
     end ? el("span", {class: "lat", text: fmtMs(end.ms)}) : null,
     el("span", {class: "preview", text: r.url}));
@@ -58,8 +62,8 @@ function netRow(x) {
   x.row = row;
 }
 
-function headerList(hs) {
-  return el("pre", {class: "text headers", text: (hs || []).map(h => h.name + ": " + h.value).join("\n")});
+function headerList(e) {
+  return el("pre", {class: "text headers", text: (e.headers || []).map(h => h.name + ": " + h.value).join("\n") + (e.headersDropped ? `\n(${e.headersDropped} more not kept)` : "")});
 }
 
 function openExchange(x, keep) {
@@ -77,7 +81,7 @@ function openExchange(x, keep) {
     const f = frameList.find(f => f.rec.from === from && f.id !== undefined && JSON.stringify(f.id) === m.id && (!m.method || f.method === m.method));
     if (f) { showPane("frames"); f.row.hidden = false; openFrame(f); }
   }}));
-  const events = x.events.slice(-maxEventRows).map(e => el("li", {class: "sse"},
+  const events = x.events.map(e => el("li", {class: "sse"},
     el("span", {class: "time", text: fmtTime(e.time)}), e.eventId ? el("span", {class: "id", text: "id " + e.eventId}) : null,
     e.event ? el("span", {class: "badge", text: e.event}) : null, el("span", {class: "mono", text: e.data + (e.clipped ? " …(clipped)" : "")})));
   const d = el("li", {class: "frame-detail"},
@@ -85,9 +89,9 @@ function openExchange(x, keep) {
       r.lastEventId ? "Last-Event-ID " + r.lastEventId : null, x.end ? fmtMs(x.end.ms) + " · " + fmtBytes(x.end.bytes || 0) : null].filter(Boolean).join(" · ")}),
     x.sent.length ? el("div", null, "Sent: ", msgs(x.sent, "client")) : null,
     x.received.length ? el("div", null, "Received: ", msgs(x.received, "server")) : null,
-    details("Request headers", headerList(r.headers)),
-    s.headers ? details("Response headers", headerList(s.headers)) : null,
-    x.events.length ? details(`SSE events (${x.events.length}${x.end && x.end.dropped ? `, ${x.end.dropped} more not kept` : ""})`, el("ol", {class: "events"}, events)) : null,
+    details("Request headers", headerList(r)),
+    s.headers ? details("Response headers", headerList(s)) : null,
+    x.nEvents ? details(`SSE events (${x.nEvents}${x.nEvents > x.events.length ? `, the newest ${x.events.length} kept` : ""}${x.end && x.end.dropped ? `; ${x.end.dropped} more not reported` : ""})`, el("ol", {class: "events"}, events)) : null,
     x.end && x.end.error ? el("div", {class: "err", text: x.end.error}) : null);
   x.row.after(d);
   saveHash("exchange=" + x.id);
@@ -317,7 +321,8 @@ function changesView() {
     el("ul", {class: "changes", id: "changes"}, c.changes.length ? c.changes.map(x => el("li", {class: "change " + x.op},
       el("span", {class: "badge", text: x.op}), " ", el("strong", {text: x.what}), x.name ? el("span", {class: "mono", text: " " + x.name}) : null,
       x.fields ? el("span", {class: "dim", text: ": " + x.fields.join(", ")}) : null,
-      x.before !== undefined || x.after !== undefined ? el("span", {class: "dim", text: ` ${x.before || "(none)"} → ${x.after || "(none)"}`}) : null)) : el("li", {class: "empty", text: "Nothing changed."}))];
+      x.before !== undefined || x.after !== undefined ? el("span", {class: "dim", text: ` ${x.before || "(none)"} → ${x.after || "(none)"}`}) : null)) : el("li", {class: "empty", text: "Nothing changed."}),
+      c.more ? el("li", {class: "dim", text: `and ${c.more} more changes, not kept`}) : null)];
 }
 
 function checkDetail(c) {
