@@ -42,6 +42,8 @@ func TestMain(m *testing.M) {
 		slowExitServer()
 	case "restart":
 		restartServer()
+	case "hostile":
+		hostileViewsServer()
 	}
 	flag.Parse()
 	code := m.Run()
