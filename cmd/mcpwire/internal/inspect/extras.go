@@ -48,11 +48,65 @@ type taskCallArgs struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
-// callAsTask calls a tool as a task, and returns the task at once.
+// callAsTask calls a tool as a task, and returns the task at once; the
+// inspector then follows it (followTask).
 func (in *Inspector) callAsTask(ctx context.Context, a *taskCallArgs) (*outcome, error) {
 	return in.run(ctx, "", func(ctx context.Context, s *client.Session) (any, error) {
-		return s.CallToolAsTask(ctx, &mcp.CallToolParams{Name: a.Name, Arguments: a.Arguments}, 0)
+		t, err := s.CallToolAsTask(ctx, &mcp.CallToolParams{Name: a.Name, Arguments: a.Arguments}, 0)
+		if err == nil {
+			in.followTask(t)
+		}
+		return t, err
 	})
+}
+
+// The bounds of the polling of a task (2025-11-25) the inspector follows.
+const (
+	minTaskPoll     = 200 * time.Millisecond
+	maxTaskPoll     = 5 * time.Second
+	defaultTaskPoll = time.Second
+)
+
+// followTask polls tasks/get for a task the page started, at the
+// interval the server suggests (kept between minTaskPoll and
+// maxTaskPoll), until it ends: its status goes to the Tasks view from
+// the frames, live even from a server that sends no
+// notifications/tasks/status (the status notifications are optional).
+// Following counts as a request of the page (MaxRunning, the request
+// timeout); a task the inspector cannot follow now is left to the page's
+// buttons.
+func (in *Inspector) followTask(t *mcp.Task) {
+	ctx, sess, end, err := in.begin(in.base, "")
+	if err != nil {
+		in.note("task " + t.TaskID + " is not followed: " + err.Error())
+		return
+	}
+	in.wg.Add(1)
+	go func() {
+		defer in.wg.Done()
+		defer end()
+		for !t.Status.IsTerminal() {
+			wait := defaultTaskPoll
+			if t.PollInterval != nil {
+				wait = time.Duration(*t.PollInterval) * time.Millisecond
+			}
+			timer := time.NewTimer(min(max(wait, minTaskPoll), maxTaskPoll))
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			case <-sess.Done():
+				timer.Stop()
+				return
+			case <-timer.C:
+			}
+			next, err := sess.GetTask(ctx, t.TaskID)
+			if err != nil {
+				return // the task's end, or the session's, is in the frames
+			}
+			t = next
+		}
+	}()
 }
 
 // taskArgs name a task.

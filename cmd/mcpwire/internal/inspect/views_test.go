@@ -94,7 +94,6 @@ func TestViewsEverythingServer(t *testing.T) {
 			p.wait(`document.querySelector('#questions:not([hidden]) .question[data-kind="elicit"]')`)
 			contains(t, "the task's question", p.str(`document.querySelector("#questions .ask").textContent`), "Delete notes.txt?")
 			p.wait(`document.querySelector('#tasks .task.input_required')`)
-			p.screenshot("inspect-tasks-" + protocol + ".png")
 			p.click(`#questions [name="confirm"]`) // a required boolean: a check box
 			p.click(`#questions button[name="accept"]`)
 			p.wait(fmt.Sprintf(`document.querySelectorAll("#detail .history .result").length > %d`, n))
@@ -126,9 +125,6 @@ func TestViewsEverythingServer(t *testing.T) {
 			p.click("#doctor")
 			p.wait(`document.querySelector("#doctor-steps")`)
 			contains(t, "the doctor", p.str(`document.querySelector("#doctor-steps").innerText`), "server/discover, protocol 2026-07-28 over stdio")
-			if protocol == "2026-07-28" {
-				p.screenshot("inspect-doctor.png")
-			}
 		})
 	}
 }
@@ -156,7 +152,6 @@ func TestViewsHTTPNetwork(t *testing.T) {
 			}
 			if protocol == "2025-11-25" {
 				contains(t, "the session", detail, "session ")
-				p.screenshot("inspect-network.png")
 			}
 			// From the exchange to its frame, and back.
 			p.click(`#network .frame-detail .msg-link`)
