@@ -32,14 +32,25 @@ func referencePeers(t *testing.T) (node, everything string) {
 // endpoint.
 func referenceHTTP(t *testing.T, node, everything string) string {
 	t.Helper()
+	return serveHTTPCommand(t, func(port int) *exec.Cmd {
+		cmd := exec.Command(node, everything, "streamableHttp")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port), "HOST=127.0.0.1")
+		return cmd
+	})
+}
+
+// serveHTTPCommand starts the HTTP server that newCmd makes for a free
+// port of 127.0.0.1, until the end of the test, and returns its /mcp
+// endpoint once it accepts connections.
+func serveHTTPCommand(t *testing.T, newCmd func(port int) *exec.Cmd) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	cmd := exec.Command(node, everything, "streamableHttp")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port), "HOST=127.0.0.1")
+	cmd := newCmd(port)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +67,7 @@ func referenceHTTP(t *testing.T, node, everything string) string {
 			return "http://" + addr + "/mcp"
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the reference server does not listen on %s within 30s: %v", addr, err)
+			t.Fatalf("the server does not listen on %s within 30s: %v", addr, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,16 +17,26 @@ import (
 )
 
 // TestViewsEverythingServer uses the new views on the project's
-// everything-server over stdio, in both eras: a call saved as a check
-// and run, Reconnect and its diff, the doctor, a deep link that survives
-// a reload, and (2026-07-28) a call that became a task.
+// everything-server over stdio and Streamable HTTP, in both eras: a call
+// saved as a check and run, a deep link that survives a reload, tasks
+// (a call that became one, a task that asks a question), Reconnect and
+// its diff, the doctor.
 func TestViewsEverythingServer(t *testing.T) {
 	bin := everythingServer(t)
 	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	for _, protocol := range []string{"2026-07-28", "2025-11-25"} {
-		t.Run(protocol, func(t *testing.T) {
+	for _, c := range []struct{ transport, protocol string }{{"stdio", "2026-07-28"}, {"stdio", "2025-11-25"}, {"http", "2026-07-28"}, {"http", "2025-11-25"}} {
+		protocol := c.protocol
+		t.Run(c.transport+"/"+protocol, func(t *testing.T) {
 			checks := filepath.Join(t.TempDir(), "checks.json")
-			in := inspect(t, nil, "--protocol", protocol, "--checks", checks, "--", "everything-server", "-stdio")
+			var in *inspection
+			over := "stdio"
+			if c.transport == "stdio" {
+				in = inspect(t, nil, "--protocol", protocol, "--checks", checks, "--", "everything-server", "-stdio")
+			} else {
+				over = "Streamable HTTP"
+				u := serveHTTPCommand(t, func(port int) *exec.Cmd { return exec.Command(bin, "-http", fmt.Sprintf("127.0.0.1:%d", port)) })
+				in = inspect(t, nil, "--protocol", protocol, "--checks", checks, "--url", u)
+			}
 			p := openPage(t, in)
 
 			// A check: saved from the result, written to --checks, run.
@@ -124,7 +135,12 @@ func TestViewsEverythingServer(t *testing.T) {
 			// The doctor of the session's server.
 			p.click("#doctor")
 			p.wait(`document.querySelector("#doctor-steps")`)
-			contains(t, "the doctor", p.str(`document.querySelector("#doctor-steps").innerText`), "server/discover, protocol 2026-07-28 over stdio")
+			contains(t, "the doctor", p.str(`document.querySelector("#doctor-steps").innerText`), "server/discover, protocol 2026-07-28 over "+over)
+			if c.transport == "http" {
+				// Every exchange of both sessions has a row.
+				p.click(`#wire-tabs [data-pane="network"]`)
+				p.wait(`document.querySelectorAll("#network .frame.net").length >= 4`)
+			}
 		})
 	}
 }
