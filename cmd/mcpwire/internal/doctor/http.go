@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpwire/mcpwire"
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/config"
@@ -195,7 +196,7 @@ func probeHTTP(ctx context.Context, s *Step, t *Target, base http.RoundTripper, 
 	}
 	pctx, cancel := context.WithTimeout(ctx, o.ProbeTimeout)
 	defer cancel()
-	c := client.New(mcp.Implementation{Name: "mcpwire-doctor", Version: app.Version()}, &client.Options{Version: v, ProbeTimeout: o.ProbeTimeout})
+	c := client.New(mcp.Implementation{Name: "mcpwire-doctor", Version: mcpwire.Version()}, &client.Options{Version: v, ProbeTimeout: o.ProbeTimeout})
 	sess, err := c.Connect(pctx, tr)
 	log.close()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpwire/mcpwire"
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -117,7 +118,7 @@ func probeStdio(ctx context.Context, newCmd func() *exec.Cmd, v mcp.Version, o *
 	res.pid = conn.Pid()
 	pctx, cancel := context.WithTimeout(ctx, o.ProbeTimeout)
 	defer cancel()
-	c := client.New(mcp.Implementation{Name: "mcpwire-doctor", Version: app.Version()}, &client.Options{Version: v, ProbeTimeout: o.ProbeTimeout})
+	c := client.New(mcp.Implementation{Name: "mcpwire-doctor", Version: mcpwire.Version()}, &client.Options{Version: v, ProbeTimeout: o.ProbeTimeout})
 	sess, err := c.Connect(pctx, started{conn})
 	if err == nil {
 		res.ok, res.version = true, sess.ProtocolVersion()
