@@ -219,13 +219,19 @@ func (in *Inspector) ClientOptions() *client.Options {
 // Observer returns the observer of the session's transport: every frame
 // goes into the journal, as a record of the tap recording format.
 func (in *Inspector) Observer() transport.Observer {
+	return in.observer(func(tr string) {
+		in.mu.Lock()
+		in.st.Server.Transport = tr
+		in.mu.Unlock()
+	})
+}
+
+// observer is Observer with first called with the transport of the
+// first frame.
+func (in *Inspector) observer(first func(transport string)) transport.Observer {
 	var once sync.Once
 	return frames.Observe(frames.AtClient, func(r *frames.Record) {
-		once.Do(func() {
-			in.mu.Lock()
-			in.st.Server.Transport = r.Transport
-			in.mu.Unlock()
-		})
+		once.Do(func() { first(r.Transport) })
 		in.hub.add(kindFrame, r.AppendJSON(nil))
 	})
 }

@@ -3,16 +3,21 @@ package inspect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/clitest"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // envRestartFail names a file: while it exists, the server of
@@ -58,7 +63,10 @@ func (in *inspection) callEcho(t *testing.T, text string) {
 
 // state returns the state the inspector publishes.
 func (in *inspection) state(t *testing.T) (st struct {
-	Status     string            `json:"status"`
+	Status string `json:"status"`
+	Server struct {
+		Transport string `json:"transport"`
+	} `json:"server"`
 	Ended      string            `json:"ended"`
 	Connecting string            `json:"connecting"`
 	Tools      []json.RawMessage `json:"tools"`
@@ -168,4 +176,94 @@ func TestFailedReconnectKeepsTheSession(t *testing.T) {
 		t.Errorf("after a failed reconnection: status %q (%s), %d tools", st.Status, st.Ended, len(st.Tools))
 	}
 	in.callEcho(t, "still")
+}
+
+// TestFailedReconnectKeepsItsTransport: the transport the page shows is
+// that of the session open, not that of a connection being made. (The
+// first frame of any connection set it: a reconnection that sent one
+// frame over another transport and failed left the page saying the
+// session it went on with was over that transport.)
+func TestFailedReconnectKeepsItsTransport(t *testing.T) {
+	srv, _ := probeServer(t)
+	mem := clitest.MemoryTarget(t, srv)
+	var n atomic.Int32
+	in := inspect(t, func(a *app.App) {
+		a.Connect = func(ctx context.Context, tg *app.Target, l *slog.Logger) (*app.Link, error) {
+			tr := "first"
+			if n.Add(1) > 1 {
+				tr = "second"
+			}
+			tg.Observer.ObserveFrame(&transport.Frame{Time: time.Now(), Direction: transport.Sent, Transport: tr, Raw: []byte(`{"jsonrpc":"2.0","method":"x"}`)})
+			if tr == "second" {
+				return nil, errors.New("the second connection fails")
+			}
+			return mem(ctx, tg, l)
+		}
+	}, "--", "testserver")
+	if st := in.state(t); st.Server.Transport != "first" {
+		t.Fatalf("the first session's transport is %q", st.Server.Transport)
+	}
+	status, body := in.post(t, "reconnect", `{}`)
+	if status != http.StatusOK || !strings.Contains(body, "the second connection fails") {
+		t.Fatalf("reconnect: %d %.300s", status, body)
+	}
+	if st := in.state(t); st.Status != "connected" || st.Server.Transport != "first" {
+		t.Errorf("after a failed reconnection: status %q, transport %q, want connected over %q", st.Status, st.Server.Transport, "first")
+	}
+}
+
+// slowClose is a transport whose connections' Close waits for release:
+// a server process that takes its time to exit.
+type slowClose struct {
+	transport.Transport
+	release chan struct{}
+}
+
+func (s slowClose) Connect(ctx context.Context) (transport.Conn, error) {
+	c, err := s.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slowCloseConn{c, s.release}, nil
+}
+
+type slowCloseConn struct {
+	transport.Conn
+	release chan struct{}
+}
+
+func (c slowCloseConn) Close() error {
+	<-c.release
+	return c.Conn.Close()
+}
+
+// TestReconnectDoesNotWaitForTheOldServer: the new session is the
+// page's as soon as it is made; the one open before is closed meanwhile,
+// however long its server takes to exit. (Reconnect answered only once
+// the old server had exited.)
+func TestReconnectDoesNotWaitForTheOldServer(t *testing.T) {
+	srv, _ := probeServer(t)
+	mem := clitest.MemoryTarget(t, srv)
+	release := make(chan struct{})
+	var n atomic.Int32
+	in := inspect(t, func(a *app.App) {
+		a.Connect = func(ctx context.Context, tg *app.Target, l *slog.Logger) (*app.Link, error) {
+			lk, err := mem(ctx, tg, l)
+			if err == nil && n.Add(1) == 1 {
+				lk.Transport = slowClose{lk.Transport, release}
+			}
+			return lk, err
+		}
+	}, "--", "testserver")
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) }) // before the inspector's Close
+	status, body := in.post(t, "reconnect", `{}`)
+	once.Do(func() { close(release) })
+	if status != http.StatusOK || strings.Contains(body, `"error"`) {
+		t.Fatalf("reconnect while the old server is slow to exit: %d %.300s", status, body)
+	}
+	status, body = in.post(t, "call", `{"id":"after","name":"probe"}`)
+	if status != http.StatusOK || !strings.Contains(body, "call 1") {
+		t.Errorf("a call on the new session: %d %.300s", status, body)
+	}
 }

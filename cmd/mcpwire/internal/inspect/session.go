@@ -19,9 +19,10 @@ import (
 
 // A link is an open session and what opened it.
 type link struct {
-	target *app.Target
-	sess   *client.Session
-	end    func() error // closes the session (app.OpenSessionWith's end)
+	target    *app.Target
+	sess      *client.Session
+	end       func() error // closes the session (app.OpenSessionWith's end)
+	transport string       // of its first frame; in.mu guards it
 }
 
 // errOpening refuses a connection while another is being made (a
@@ -54,8 +55,16 @@ func (in *Inspector) open(ctx context.Context, t *app.Target, log *slog.Logger) 
 		in.mu.Unlock()
 		in.publish()
 	}()
+	lk := &link{target: t}
 	tt := *t
-	tt.Observer = teeObserver(t.Observer, in.Observer())
+	tt.Observer = teeObserver(t.Observer, in.observer(func(tr string) {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		lk.transport = tr
+		if in.cur == lk {
+			in.st.Server.Transport = tr
+		}
+	}))
 	tt.WrapHTTP = in.net.wrap(t)
 	copts := in.ClientOptions()
 	sess, end, err := in.app.OpenSessionWith(ctx, &tt, copts, in.StderrLogger(log))
@@ -72,8 +81,9 @@ func (in *Inspector) open(ctx context.Context, t *app.Target, log *slog.Logger) 
 	old, oldListen := in.cur, in.listen
 	in.gen++ // the end of the session open before is not news
 	gen := in.gen
-	in.cur, in.listen, in.sess = &link{target: t, sess: sess, end: end}, nil, nil
-	in.st.Server = serverState{Target: describeTarget(t)}
+	lk.sess, lk.end = sess, end
+	in.cur, in.listen, in.sess = lk, nil, nil
+	in.st.Server = serverState{Target: describeTarget(t), Transport: lk.transport}
 	in.st.Status, in.st.Ended, in.st.ListErrors, in.st.Listening = "connecting", "", nil, ""
 	in.st.Tools, in.st.Resources, in.st.Templates, in.st.Prompts = []mcp.Tool{}, []mcp.Resource{}, []mcp.ResourceTemplate{}, []mcp.Prompt{}
 	in.st.Subscriptions, in.st.LogLevel = []string{}, ""
@@ -83,7 +93,11 @@ func (in *Inspector) open(ctx context.Context, t *app.Target, log *slog.Logger) 
 	}
 	in.Attach(ctx, sess, clientCaps(copts))
 	if old != nil {
-		old.end()
+		in.wg.Add(1)
+		go func() { // a process may take a moment to exit: the page need not wait
+			defer in.wg.Done()
+			old.end()
+		}()
 	}
 	in.wg.Add(1)
 	go func() {
