@@ -47,6 +47,39 @@ func (s *Server) Settings() []string {
 	return out
 }
 
+// Written returns what Target and Settings return, unmasked and with
+// the directory the command starts in: all that says what runs, as the
+// file writes it (variables unexpanded). It is for an entry someone must
+// trust as shown (a project's file, which a repository brings): the
+// values are the file's text, and a variable in a header or a URL is
+// where a secret of the person's would go.
+func (s *Server) Written() (target string, settings []string) {
+	if s.Kind != Stdio {
+		for _, h := range s.Headers {
+			settings = append(settings, h.Name+": "+h.Value)
+		}
+		return s.URL, settings
+	}
+	parts := []string{shellQuote(s.Command)}
+	for _, a := range s.Args {
+		parts = append(parts, shellQuote(a))
+	}
+	if s.Cwd != "" {
+		settings = append(settings, "cwd "+s.Cwd)
+	}
+	if s.EnvFile != "" {
+		settings = append(settings, "envFile "+s.EnvFile)
+	}
+	for _, e := range s.Env {
+		if e.Unset {
+			settings = append(settings, e.Name+" (unset)")
+			continue
+		}
+		settings = append(settings, e.Name+"="+e.Value)
+	}
+	return strings.Join(parts, " "), settings
+}
+
 // MaskURL masks the password and the query values of s, if it is a URL
 // that has them; other strings are returned as they are.
 func MaskURL(s string) string {

@@ -32,7 +32,8 @@ import (
 // more. The doctor of a server of the catalog starts it too, and asks
 // the same. What the page shows of a server is masked as mcpwire
 // servers masks it: variables unexpanded, env and header values never
-// shown.
+// shown; but a project's entry, which the person trusts as shown, is
+// shown as written, all that its digest covers (config.Server.Written).
 
 // catalogState is the catalog as the page shows it.
 type catalogState struct {
@@ -74,9 +75,12 @@ func (in *Inspector) readCatalog() (*catalogState, *config.Listing, error) {
 	c := &catalogState{Servers: []catalogEntry{}}
 	for _, s := range l.Servers {
 		e := catalogEntry{Name: s.Name, Kind: string(s.Kind), File: s.File.Path, Host: s.File.Host.Title(), Project: s.File.Project, Shadowed: !l.Winner(s)}
-		if s.Err != nil {
+		switch {
+		case s.Err != nil:
 			e.Error = s.Err.Error()
-		} else {
+		case s.File.Project:
+			e.Target, e.Settings = s.Written() // trusted as shown: all of it
+		default:
 			e.Target, e.Settings = s.Target(), s.Settings()
 		}
 		if why := fileTrust(s.File.Path); why != "" {
