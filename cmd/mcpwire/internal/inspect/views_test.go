@@ -1,18 +1,17 @@
 package inspect
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/clitest"
 )
 
@@ -267,7 +266,18 @@ func TestNewEndpointsRefused(t *testing.T) {
 	in := inspectServer(t, srv)
 	tok := "?token=" + in.Token
 	origin := map[string]string{"Origin": in.Base, "Content-Type": "application/json"}
-	for _, path := range []string{"reconnect", "connect", "catalog", "doctor", "checks/save", "checks/delete", "checks/run", "task/call", "task/get", "task/result", "task/cancel"} {
+	// Every operation of the page, those of the new views and any added
+	// later, and the other POST endpoints.
+	paths := []string{"answer", "cancel"}
+	for name := range operations {
+		paths = append(paths, name)
+	}
+	for _, want := range []string{"reconnect", "connect", "catalog", "doctor", "checks/save", "checks/delete", "checks/run", "task/call", "task/get", "task/result", "task/cancel"} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("no operation %q", want)
+		}
+	}
+	for _, path := range paths {
 		for _, c := range []struct {
 			name string
 			url  string
@@ -291,12 +301,13 @@ func TestNewEndpointsRefused(t *testing.T) {
 	if status, _ := send(t, "GET", in.Base+"/checks"+tok, "", map[string]string{"Sec-Fetch-Site": "cross-site"}); status != http.StatusForbidden {
 		t.Errorf("GET /checks from another site: %d", status)
 	}
+	if status, _ := send(t, "GET", in.Base+"/checks"+tok, "", map[string]string{"Host": "attacker.example"}); status != http.StatusForbidden {
+		t.Errorf("GET /checks with a rebound name: %d", status)
+	}
 	if status, body := send(t, "POST", in.Base+"/api/connect"+tok, `{"name":"x"}`, origin); status == http.StatusOK {
 		t.Errorf("connect without a catalog: %d %s", status, body)
 	}
 	if n := calls.Load(); n != 0 {
 		t.Errorf("refused requests called the tool %d times", n)
 	}
-	_ = json.Valid
-	_ = app.ExitOK
 }
