@@ -17,7 +17,9 @@
 // MaxBodyScan bytes (the rest goes on unread by the log), an answer's
 // JSON likewise, each SSE event's data is clipped to MaxEventData bytes,
 // and at most MaxEvents events of one stream are reported, with a count
-// of those left out.
+// of those left out; URLs and errors are clipped to MaxURL bytes, header
+// values to MaxHeaderValue, and at most MaxHeaders header lines kept,
+// each cut marked with "…".
 package netlog
 
 import (
@@ -30,6 +32,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/config"
 )
@@ -42,6 +45,10 @@ const (
 	MaxEventData = 4 << 10
 	// MaxEvents bounds the SSE events reported of one stream.
 	MaxEvents = 1000
+	// MaxURL bounds the URL of an exchange, and the error of one that
+	// failed, as reported: the server chooses them (a redirect's
+	// Location, the legacy transport's endpoint event).
+	MaxURL = 4 << 10
 	// MaxHeaderValue bounds one header value as reported.
 	MaxHeaderValue = 1 << 10
 	// MaxHeaders bounds the header lines reported of a request or an
@@ -124,7 +131,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	id := ids.Add(1)
 	start := time.Now()
-	ev := &Event{Exchange: id, Kind: "request", Time: stamp(start), Method: req.Method, URL: config.MaskURL(req.URL.String()),
+	ev := &Event{Exchange: id, Kind: "request", Time: stamp(start), Method: req.Method, URL: clip(config.MaskURL(req.URL.String()), MaxURL),
 		LastEventID: clipText(req.Header.Get("Last-Event-ID")), Session: clipText(req.Header.Get("Mcp-Session-Id"))}
 	ev.Headers, ev.HeadersDropped = t.headers(req.Header)
 	if req.Body != nil && req.Body != http.NoBody {
@@ -139,7 +146,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.Sink(ev)
 	resp, err := t.Next.RoundTrip(req)
 	if err != nil {
-		t.Sink(&Event{Exchange: id, Kind: "end", Time: stamp(time.Now()), MS: since(start), Error: err.Error()})
+		t.Sink(&Event{Exchange: id, Kind: "end", Time: stamp(time.Now()), MS: since(start), Error: clip(err.Error(), MaxURL)})
 		return nil, err
 	}
 	ct := resp.Header.Get("Content-Type")
@@ -208,11 +215,17 @@ func (t *Transport) headers(h http.Header) ([]Header, int) {
 }
 
 // clipText clips a header's name or value at MaxHeaderValue bytes.
-func clipText(s string) string {
-	if len(s) > MaxHeaderValue {
-		return s[:MaxHeaderValue] + "…"
+func clipText(s string) string { return clip(s, MaxHeaderValue) }
+
+// clip cuts s at n bytes (on a character boundary), marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // Messages returns the JSON-RPC messages of a body: one message or a
@@ -317,7 +330,7 @@ func (w *watch) end(err error) {
 		ev.Received = Messages(w.buf)
 	}
 	if err != nil && err != io.EOF {
-		ev.Error = err.Error()
+		ev.Error = clip(err.Error(), MaxURL)
 	}
 	w.t.Sink(ev)
 }

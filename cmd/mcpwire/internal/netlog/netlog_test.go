@@ -154,3 +154,45 @@ func TestExchangeHeadersBounded(t *testing.T) {
 		t.Errorf("the answer's headers: %d reported, %d counted as dropped; want at most %d, and the others counted", len(r.Headers), r.HeadersDropped, MaxHeaders)
 	}
 }
+
+// TestExchangeURLBounded: the URL of an exchange is the server's to
+// choose (a redirect's Location, the endpoint event of the legacy
+// HTTP+SSE transport), and so is the error of one that fails: each is
+// reported clipped at MaxURL bytes, with a mark where it was cut.
+// (Every exchange carried the whole URL, a megabyte as often as the
+// client followed it.)
+func TestExchangeURLBounded(t *testing.T) {
+	long := "/" + strings.Repeat("p", 200<<10)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/start" {
+			http.Redirect(w, r, long, http.StatusFound)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer s.Close()
+	c, events := record(t)
+	res, err := c.Get(s.URL + "/start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	evs := events()
+	if len(evs) < 3 {
+		t.Fatalf("events %+v", evs)
+	}
+	for _, e := range evs {
+		if len(e.URL) > MaxURL+len("…") || len(e.Error) > MaxURL+len("…") {
+			t.Errorf("a %s event of %d-byte URL and %d-byte error", e.Kind, len(e.URL), len(e.Error))
+		}
+	}
+	var last *Event
+	for i := range evs {
+		if evs[i].Kind == "request" {
+			last = &evs[i]
+		}
+	}
+	if last == nil || !strings.HasSuffix(last.URL, "…") {
+		t.Errorf("the redirected request's URL is not marked as cut: %+v", last)
+	}
+}
