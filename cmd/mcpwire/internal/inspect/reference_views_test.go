@@ -112,9 +112,6 @@ func TestReferenceServerViews(t *testing.T) {
 			p.wait(row + ` && ` + row + `.innerText.includes("Analyzing content")`) // live: the status message of the second stage
 			p.wait(`document.querySelector('#questions:not([hidden]) .question[data-kind="elicit"]')`)
 			p.wait(row + `.classList.contains("input_required")`)
-			if transport == "stdio" {
-				p.screenshot("inspect-tasks.png")
-			}
 			p.choose(`#questions select[name="interpretation"]`, "Python snake species")
 			p.click(`#questions button[name="accept"]`)
 			p.wait(fmt.Sprintf(`document.querySelectorAll("#detail .history .result").length > %d && !document.querySelector("#detail .history .result .status.running")`, n))
@@ -122,6 +119,10 @@ func TestReferenceServerViews(t *testing.T) {
 				t.Errorf("the task's result: %s %.300s", st, text)
 			}
 			p.wait(row + `.classList.contains("completed")`)
+			if transport == "stdio" {
+				p.js(row+`.click(); true`, nil) // open: its status messages and its result
+				p.screenshot("inspect-tasks.png")
+			}
 
 			// The deep link to the task, across a reload.
 			p.do(chromedp.Navigate(in.URL + "#task=" + id))
