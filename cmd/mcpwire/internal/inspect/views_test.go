@@ -159,9 +159,9 @@ func TestViewsHTTPNetwork(t *testing.T) {
 			p.click(`#wire-tabs [data-pane="network"]`)
 			p.wait(`document.querySelectorAll("#network .frame.net").length >= 2`)
 			p.js(`[...document.querySelectorAll("#network .frame.net")].filter(r => r.innerText.includes("POST")).pop().click()`, nil)
-			detail := p.str(`document.querySelector("#network .frame-detail").innerText`)
+			p.wait(`document.querySelector("#network .frame-detail details")`)
 			p.js(`document.querySelectorAll("#network .frame-detail details").forEach(d => d.open = true); true`, nil)
-			detail = p.str(`document.querySelector("#network .frame-detail").innerText`)
+			detail := p.str(`document.querySelector("#network .frame-detail").innerText`)
 			if strings.Contains(detail, "SECRET") || !strings.Contains(detail, "Authorization: ****") || !strings.Contains(detail, "X-Api-Key: ****") {
 				t.Errorf("the exchange's headers: %s", detail)
 			}
