@@ -23,6 +23,7 @@ type Launch struct {
 	Env     []string // stdio: KEY=VALUE to add to mcpwire's own environment, in order
 	Unset   []string // stdio: variables to remove from it (VS Code's null)
 	Dir     string   // stdio: the directory to start in; "" for mcpwire's
+	EnvFile []EnvVar // stdio: the variables of the envFile, as read (in Env too)
 	URL     string   // http, sse
 	Headers []Header // http, sse
 	// Secrets are the values never to print: every env and header value
@@ -99,6 +100,7 @@ func (s *Server) resolve(m *Machine) (*Launch, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server %q: envFile: %w", s.Name, err)
 		}
+		l.EnvFile = vars
 		for _, v := range vars {
 			l.Env = append(l.Env, v.Name+"="+v.Value)
 			l.Secrets = append(l.Secrets, v.Value)

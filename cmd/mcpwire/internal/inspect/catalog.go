@@ -33,7 +33,9 @@ import (
 // the same. What the page shows of a server is masked as mcpwire
 // servers masks it: variables unexpanded, env and header values never
 // shown; but a project's entry, which the person trusts as shown, is
-// shown as written, all that its digest covers (config.Server.Written).
+// shown as written, all that its digest covers (config.Server.Written),
+// the variables of its envFile (which the repository brings too)
+// included.
 
 // catalogState is the catalog as the page shows it.
 type catalogState struct {
@@ -64,7 +66,7 @@ type catalogEntry struct {
 
 // readCatalog reads the hosts' files into a catalog.
 func (in *Inspector) readCatalog() (*catalogState, *config.Listing, error) {
-	files, _, err := in.app.ConfigFiles()
+	files, m, err := in.app.ConfigFiles()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -87,7 +89,9 @@ func (in *Inspector) readCatalog() (*catalogState, *config.Listing, error) {
 			e.Refused = why
 		}
 		if s.File.Project && s.Err == nil {
-			e.Trust = entryDigest(s)
+			envFile := envFileLines(s, m)
+			e.Settings = append(e.Settings, envFile...)
+			e.Trust = entryDigest(s, envFile)
 		}
 		c.Servers = append(c.Servers, e)
 	}
@@ -166,7 +170,15 @@ func (in *Inspector) catalogTarget(name, trust string) (*app.Target, error) {
 	if why := fileTrust(s.File.Path); why != "" {
 		return nil, fmt.Errorf("%w: %s", errRefusedFile, why)
 	}
-	digest := entryDigest(s)
+	var envFile []string // of a project's entry, as the page shows it
+	if s.File.Project {
+		_, m, err := in.app.ConfigFiles()
+		if err != nil {
+			return nil, err
+		}
+		envFile = envFileLines(s, m)
+	}
+	digest := entryDigest(s, envFile)
 	if s.File.Project {
 		in.mu.Lock()
 		trusted := in.trusted[digest]
@@ -191,7 +203,7 @@ func (in *Inspector) catalogTarget(name, trust string) (*app.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.Config == nil || entryDigest(t.Config) != digest {
+	if t.Config == nil || entryDigest(t.Config, envFile) != digest {
 		return nil, errRaced // the file changed between the two readings
 	}
 	t.Observer = nil // the inspector's own, with --trace's
@@ -200,17 +212,38 @@ func (in *Inspector) catalogTarget(name, trust string) (*app.Target, error) {
 
 // entryDigest returns the SHA-256, in hex, of a server's entry as
 // written (its file, name and every field that says what runs, values
-// included), which the person trusts.
-func entryDigest(s *config.Server) string {
+// included) and of the lines of its envFile (envFileLines), which the
+// person trusts.
+func entryDigest(s *config.Server, envFile []string) string {
 	data, _ := json.Marshal(struct {
 		File, Name, Kind, Command string
 		Args                      []string
 		Env                       []config.EnvVar
 		EnvFile, Cwd, URL         string
 		Headers                   []config.Header
-	}{s.File.Path, s.Name, string(s.Kind), s.Command, s.Args, s.Env, s.EnvFile, s.Cwd, s.URL, s.Headers})
+		EnvFileLines              []string
+	}{s.File.Path, s.Name, string(s.Kind), s.Command, s.Args, s.Env, s.EnvFile, s.Cwd, s.URL, s.Headers, envFile})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// envFileLines returns the variables of the envFile of a project's
+// entry, as the page shows them ("envFile: NAME=VALUE", as the file
+// writes them), or why it cannot be read: a repository brings the file
+// with the entry, and the person trusts both as shown.
+func envFileLines(s *config.Server, m *config.Machine) []string {
+	if s.Kind != config.Stdio || s.EnvFile == "" {
+		return nil
+	}
+	l, err := s.Resolve(m)
+	if err != nil {
+		return []string{"envFile: " + err.Error()}
+	}
+	out := []string{}
+	for _, v := range l.EnvFile {
+		out = append(out, "envFile: "+v.Name+"="+v.Value)
+	}
+	return out
 }
 
 // connectTo connects to the server of the catalog the page names. The

@@ -201,3 +201,38 @@ func TestCatalogProjectTrustShowsWhatRuns(t *testing.T) {
 		t.Errorf("the person's own entry shows its secret: %s", got)
 	}
 }
+
+// TestCatalogProjectEnvFileTrusted: a project's entry with an envFile
+// (which the repository brings too) is trusted with the variables of
+// that file, shown in the page; when the file changes, the entry is
+// trusted no more. (The digest covered the envFile's name only: a
+// trusted entry started with whatever the file said later, which the
+// page never showed.)
+func TestCatalogProjectEnvFileTrusted(t *testing.T) {
+	repo := t.TempDir()
+	cfg := filepath.Join(repo, ".mcp.json")
+	marker := filepath.Join(t.TempDir(), "ran")
+	env := filepath.Join(repo, "server.env")
+	if err := os.WriteFile(env, []byte("MODE=safe\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers": {"x": {"command": "sh", "args": ["-c", "touch `+marker+`"], "envFile": "`+env+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(repo)
+	in := inspect(t, nil, "--config", cfg)
+	e := catalogEntryOf(t, in, "x")
+	if b, _ := json.Marshal(e["settings"]); !strings.Contains(string(b), "MODE=safe") {
+		t.Errorf("the page shows %s of the entry, not the envFile's MODE=safe", b)
+	}
+	digest, _ := e["trust"].(string)
+	if status, body := in.post(t, "connect", `{"name":"x","trust":"`+digest+`"}`); status != http.StatusOK || !ran(marker) {
+		t.Fatalf("connect, trusted: %d %s", status, body)
+	}
+	if err := os.WriteFile(env, []byte("MODE=safe\nLD_PRELOAD=/tmp/evil.so\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if status, body := in.post(t, "connect", `{"name":"x"}`); status != http.StatusForbidden || ran(marker) {
+		t.Errorf("connect after the envFile changed: %d %s", status, body)
+	}
+}
