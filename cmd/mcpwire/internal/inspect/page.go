@@ -41,12 +41,27 @@ var pageParts = func() (p struct{ head, mid, tail, css, js string }) {
 	p.css = read("assets/app.css")
 	var js strings.Builder
 	for _, s := range scripts {
-		js.WriteString(read(s))
+		js.WriteString(withoutComments(read(s)))
 		js.WriteString("\n")
 	}
 	p.js = js.String()
 	return p
 }()
+
+// withoutComments returns the script js without its comment lines (a
+// line that is only a // comment): the page is lighter by a tenth, and
+// shows sooner. It is safe as long as no string spans lines (no
+// template literal does: TestScriptsStripSafely).
+func withoutComments(js string) string {
+	var b strings.Builder
+	b.Grow(len(js))
+	for line := range strings.Lines(js) {
+		if !strings.HasPrefix(strings.TrimSpace(line), "//") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
 
 // boot is what the page starts from: the access token and the state.
 type boot struct {

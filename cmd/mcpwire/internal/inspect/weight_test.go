@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -71,4 +72,25 @@ func TestTimeToTools(t *testing.T) {
 	slices.Sort(painted)
 	t.Logf("the page: %d bytes with the state of %d tools inline; the tools in the document %.0f ms after the navigation started, painted at %.0f ms (medians of 5; all: %.0f, %.0f)",
 		len(body), tools, shown[2], painted[2], shown, painted)
+}
+
+// TestScriptsStripSafely: the page drops the scripts' comment lines
+// (withoutComments), which is safe only while no string of a script spans
+// lines: no line has an odd number of backquotes (a template literal
+// that goes on), and none ends with a backslash (a string continued).
+func TestScriptsStripSafely(t *testing.T) {
+	for _, name := range scripts {
+		data, err := assets.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.Count(line, "`")%2 == 1 || strings.HasSuffix(line, `\`) {
+				t.Errorf("%s:%d: a string goes on to the next line, where a comment line would be dropped: %s", name, i+1, line)
+			}
+		}
+	}
+	if got := withoutComments("a();\n  // note\nb(); // kept\n"); got != "a();\nb(); // kept\n" {
+		t.Errorf("withoutComments: %q", got)
+	}
 }
