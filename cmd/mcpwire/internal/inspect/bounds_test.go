@@ -20,6 +20,26 @@ import (
 	"github.com/mcpwire/mcpwire/server"
 )
 
+// postLong is post for an operation that moves megabytes: bounded by
+// the test's deadline, not by the 10 s of quick, which a loaded machine
+// running -race goes past.
+func (in *inspection) postLong(t *testing.T, op, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), "POST", in.Base+"/api/"+op+"?token="+in.Token, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Origin", in.Base)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	return res.StatusCode, string(b)
+}
+
 // TestSavedChecksStayReadable: the checks the page saves stay a file
 // that mcpwire verify (and the next mcpwire inspect --checks) can read:
 // a save that would make it larger than wire.MaxChecksFile is refused.
@@ -31,28 +51,15 @@ func TestSavedChecksStayReadable(t *testing.T) {
 	// Two saves of 9 MiB: the first makes a file of 9 MiB, the second
 	// would make it 18 MiB, more than wire.MaxChecksFile (16 MiB). Two,
 	// not more: each is megabytes of JSON read and written, slow under
-	// -race on a loaded machine, hence a client without the 10s of quick
-	// (the test's own deadline bounds it).
+	// -race on a loaded machine (postLong).
 	big := strings.Repeat("x", 9<<20)
 	var codes []int
 	for i := range 2 {
-		req, err := http.NewRequestWithContext(t.Context(), "POST", in.Base+"/api/checks/save?token="+in.Token,
-			strings.NewReader(fmt.Sprintf(`{"name":"c%d","method":"tools/call","params":{"name":"probe"},"expect":{"result":{"content":[{"type":"text","text":%q}]}}}`, i, big)))
-		if err != nil {
-			t.Fatal(err)
+		status, body := in.postLong(t, "checks/save", fmt.Sprintf(`{"name":"c%d","method":"tools/call","params":{"name":"probe"},"expect":{"result":{"content":[{"type":"text","text":%q}]}}}`, i, big))
+		if status == http.StatusOK && strings.Contains(body, `"error"`) {
+			t.Fatalf("save %d: %d %.200s", i, status, body)
 		}
-		req.Header.Set("Origin", in.Base)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-		res.Body.Close()
-		if res.StatusCode == http.StatusOK && strings.Contains(string(b), `"error"`) {
-			t.Fatalf("save %d: %d %.200s", i, res.StatusCode, b)
-		}
-		codes = append(codes, res.StatusCode)
+		codes = append(codes, status)
 	}
 	if codes[0] != http.StatusOK || codes[1] != http.StatusRequestEntityTooLarge {
 		t.Errorf("the saves answered %v, want [200 413]", codes)
@@ -93,7 +100,7 @@ func TestReconnectChangesBounded(t *testing.T) {
 			return b(ctx, tg, l)
 		}
 	}, "--", "testserver")
-	status, body := in.post(t, "reconnect", `{}`)
+	status, body := in.postLong(t, "reconnect", `{}`) // thousands of tools, megabytes of instructions, under -race
 	if status != http.StatusOK {
 		t.Fatalf("reconnect: %d %.300s", status, body)
 	}
