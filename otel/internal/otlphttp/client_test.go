@@ -15,9 +15,10 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/mcpwire/mcpwire/otel/internal/sdk"
 )
 
 // A script answers the requests it receives in turn with its responses
@@ -86,7 +87,7 @@ func exportWith(t *testing.T, cfg *Config) error {
 		t.Fatal(err)
 	}
 	defer x.Shutdown(context.Background())
-	return x.ExportSpans(context.Background(), stubSpans())
+	return x.ExportSpans(context.Background(), toSDK(stubSpans()))
 }
 
 // TestRetryAfter checks that a 503 with Retry-After is retried after the
@@ -197,7 +198,7 @@ func TestTimeout(t *testing.T) {
 	defer x.Shutdown(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if err := x.ExportSpans(ctx, stubSpans()); !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "timeout of") {
+	if err := x.ExportSpans(ctx, toSDK(stubSpans())); !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "timeout of") {
 		t.Errorf("with the caller's deadline: %v", err)
 	}
 }
@@ -206,7 +207,7 @@ func TestTimeout(t *testing.T) {
 // is what the encoder wrote; without, it is sent as it is.
 func TestGzip(t *testing.T) {
 	e := encoder{}
-	e.traces(stubSpans())
+	e.traces(toSDK(stubSpans()))
 	for _, gz := range []bool{false, true} {
 		s, url := newScript(t, response{status: 200})
 		if err := exportWith(t, &Config{URL: url, Gzip: gz}); err != nil {
@@ -314,8 +315,8 @@ func TestErrorStatusMessage(t *testing.T) {
 }
 
 // TestShutdown checks the SDK's contract: Shutdown cancels an export in
-// progress and waits for it; later exports, a second Shutdown, and
-// ForceFlush fail with ErrShutdown.
+// progress and waits for it; later exports and a second Shutdown fail
+// with ErrShutdown.
 func TestShutdown(t *testing.T) {
 	tr := &cancelled{entered: make(chan struct{})}
 	x, err := NewTraceExporter(&Config{URL: "http://otlp.invalid/v1/traces", Timeout: time.Hour, httpClient: &http.Client{Transport: tr}})
@@ -323,7 +324,7 @@ func TestShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error)
-	go func() { done <- x.ExportSpans(context.Background(), stubSpans()) }()
+	go func() { done <- x.ExportSpans(context.Background(), toSDK(stubSpans())) }()
 	<-tr.entered
 	if err := x.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
@@ -334,7 +335,7 @@ func TestShutdown(t *testing.T) {
 	if err := <-done; !errors.Is(err, ErrShutdown) {
 		t.Errorf("the export in progress: %v, want ErrShutdown", err)
 	}
-	if err := x.ExportSpans(context.Background(), stubSpans()); !errors.Is(err, ErrShutdown) {
+	if err := x.ExportSpans(context.Background(), toSDK(stubSpans())); !errors.Is(err, ErrShutdown) {
 		t.Errorf("an export after Shutdown: %v", err)
 	}
 	if err := x.Shutdown(context.Background()); !errors.Is(err, ErrShutdown) {
@@ -345,22 +346,11 @@ func TestShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := m.ForceFlush(ctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("ForceFlush with a cancelled context: %v", err)
-	}
-	if err := m.ForceFlush(context.Background()); err != nil {
-		t.Errorf("ForceFlush: %v", err)
-	}
 	if err := m.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Export(context.Background(), &metricdata.ResourceMetrics{}); !errors.Is(err, ErrShutdown) {
+	if err := m.Export(context.Background(), &sdk.ResourceMetrics{}); !errors.Is(err, ErrShutdown) {
 		t.Errorf("an export after Shutdown: %v", err)
-	}
-	if err := m.ForceFlush(context.Background()); !errors.Is(err, ErrShutdown) {
-		t.Errorf("ForceFlush after Shutdown: %v", err)
 	}
 }
 
@@ -373,7 +363,7 @@ func TestShutdownWithinContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error)
-	go func() { done <- x.ExportSpans(context.Background(), stubSpans()) }()
+	go func() { done <- x.ExportSpans(context.Background(), toSDK(stubSpans())) }()
 	<-tr.entered
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
