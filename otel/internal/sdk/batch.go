@@ -44,8 +44,9 @@ type batcher struct {
 	head, n int
 	stopped bool  // shutdown began: spans ended now are ignored
 	kicked  bool  // a wake is pending
-	dropped int64 // spans dropped: the queue full, or shutdown out of time
-	told    int64 // of dropped, how many were reported
+	full    int64 // spans dropped for the queue was full
+	told    int64 // of full, how many were reported
+	late    int64 // spans dropped for shutdown had no time left
 
 	batch []*SpanData // the worker's, for one export
 
@@ -110,7 +111,7 @@ func (b *batcher) enqueue(s *SpanData) {
 		return
 	}
 	if b.n == len(b.buf) && !b.grow() {
-		b.dropped++
+		b.full++
 		b.mu.Unlock()
 		return
 	}
@@ -176,7 +177,7 @@ func (b *batcher) run() {
 			b.drainErr = b.drain()
 			return
 		case <-b.wake:
-			for b.queued() >= b.cfg.MaxExportBatchSize {
+			for b.queued() >= b.cfg.MaxExportBatchSize && b.wctx.Err() == nil {
 				b.exportBatch(b.wctx, b.cfg.MaxExportBatchSize, otel.Handle)
 			}
 		case <-timer.C:
@@ -225,31 +226,34 @@ func (b *batcher) drain() error {
 	var errs []error
 	b.exportQueued(b.stopCtx, func(err error) { errs = append(errs, err) })
 	b.mu.Lock()
-	if b.n > 0 {
-		b.dropped += int64(b.n)
-		clear(b.buf)
-		b.head, b.n = 0, 0
-	}
+	late := b.n
+	b.late += int64(late)
+	clear(b.buf)
+	b.head, b.n = 0, 0
 	b.mu.Unlock()
+	if late > 0 {
+		errs = append(errs, fmt.Errorf("sdk: %d spans dropped at shutdown: %w", late, context.Cause(b.stopCtx)))
+	}
 	b.report(func(err error) { errs = append(errs, err) })
 	return errors.Join(errs...)
 }
 
-// report tells handle how many spans were dropped since it last told.
+// report tells handle how many spans were dropped for a full queue since
+// it last told.
 func (b *batcher) report(handle func(error)) {
 	b.mu.Lock()
-	n := b.dropped - b.told
-	b.told = b.dropped
+	n := b.full - b.told
+	b.told = b.full
 	b.mu.Unlock()
 	if n > 0 {
-		handle(fmt.Errorf("sdk: %d spans dropped: not exported in time (the queue holds %d)", n, b.cfg.MaxQueueSize))
+		handle(fmt.Errorf("sdk: %d spans dropped: the queue of %d was full", n, b.cfg.MaxQueueSize))
 	}
 }
 
 func (b *batcher) droppedTotal() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.dropped
+	return b.full + b.late
 }
 
 // forceFlush has the worker export what is queued now, within ctx.
