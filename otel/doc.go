@@ -98,7 +98,12 @@
 // receiving side a method MCP does not define is recorded as _OTHER, the
 // name of a tool or prompt the receiver refused with -32602 (an unknown
 // one) is left out, and mcp.protocol.version is only a revision mcpwire
-// speaks. Spans, one per message, keep what was asked.
+// speaks; on the sending side, an error code in the answer that neither
+// JSON-RPC nor MCP defines is _OTHER (the span keeps it). Spans, one per
+// message, keep what was asked, but each string a peer chose (a method,
+// a tool or prompt name, a URI, a request or session id, an error
+// message) is cut to MaxValueLength bytes: a message may be 16 MiB, and
+// spans wait in a queue before they are exported.
 //
 // # Cost
 //
