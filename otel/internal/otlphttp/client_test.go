@@ -5,9 +5,11 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
@@ -411,5 +414,55 @@ func TestMaxRequest(t *testing.T) {
 	}
 	if s.count() != 0 {
 		t.Error("the request was sent")
+	}
+}
+
+// TestOversizedBatchIsSplit checks that a batch whose request would pass
+// the request bound is sent in parts rather than lost whole, and that a
+// span that alone passes it is dropped, named in the error, the others
+// being sent.
+func TestOversizedBatchIsSplit(t *testing.T) {
+	c := &capture{}
+	x, err := NewTraceExporter(&Config{URL: "http://otlp.invalid/v1/traces", httpClient: &http.Client{Transport: c}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Shutdown(context.Background())
+	x.c.maxRequest = 4 << 10
+	var spans []*sdk.SpanData
+	res, scope := sdk.NewResource("", attribute.String("service.name", "s")), &sdk.Scope{Name: "t"}
+	add := func(name string, size int) {
+		spans = append(spans, &sdk.SpanData{Resource: res, Scope: scope, Name: name, SpanContext: toSDK(stubSpans())[0].SpanContext,
+			Attributes: []attribute.KeyValue{attribute.String("pad", strings.Repeat("x", size))}})
+	}
+	for i := range 6 {
+		add(fmt.Sprint("big", i), 1500)
+	}
+	add("huge", 5000)
+	add("small", 0)
+	err = x.ExportSpans(context.Background(), spans)
+	if err == nil || !strings.Contains(err.Error(), "1 span") || !strings.Contains(err.Error(), "more than 4096") {
+		t.Errorf("error %v, want the one span too large", err)
+	}
+	var got []string
+	for _, b := range c.bodies {
+		if len(b) > 4<<10 {
+			t.Errorf("a request of %d bytes", len(b))
+		}
+		var req coltracepb.ExportTraceServiceRequest
+		if err := proto.Unmarshal(b, &req); err != nil {
+			t.Fatal(err)
+		}
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					got = append(got, s.Name)
+				}
+			}
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"big0", "big1", "big2", "big3", "big4", "big5", "small"}; !slices.Equal(got, want) {
+		t.Errorf("sent %v, want %v", got, want)
 	}
 }

@@ -2,6 +2,7 @@ package otlphttp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.opentelemetry.io/otel/codes"
@@ -29,7 +30,9 @@ func NewTraceExporter(cfg *Config) (*TraceExporter, error) {
 }
 
 // ExportSpans sends spans in one request, retrying what the endpoint
-// asks to retry within the timeout and ctx. It sends nothing for no
+// asks to retry within the timeout and ctx; in several, when one would
+// pass MaxRequest bytes (halves, until each fits): a span that alone
+// passes it is not sent, and named in the error. It sends nothing for no
 // spans. After Shutdown it returns ErrShutdown.
 func (x *TraceExporter) ExportSpans(ctx context.Context, spans []*sdk.SpanData) error {
 	if len(spans) == 0 {
@@ -38,8 +41,19 @@ func (x *TraceExporter) ExportSpans(ctx context.Context, spans []*sdk.SpanData) 
 	if x.c.isShutdown() {
 		return ErrShutdown
 	}
+	return x.export(ctx, spans)
+}
+
+func (x *TraceExporter) export(ctx context.Context, spans []*sdk.SpanData) error {
 	e := encoder{b: make([]byte, 0, x.c.sizeHint())}
 	e.traces(spans)
+	if len(e.b) > x.c.maxRequest {
+		if len(spans) == 1 {
+			return fmt.Errorf("otlphttp: 1 span (%.64q) not exported: alone, its request is %d bytes, more than %d", spans[0].Name, len(e.b), x.c.maxRequest)
+		}
+		h := len(spans) / 2
+		return errors.Join(x.export(ctx, spans[:h]), x.export(ctx, spans[h:]))
+	}
 	if err := x.c.send(ctx, e.b); err != nil {
 		return fmt.Errorf("otlphttp: exporting %d spans: %w", len(spans), err)
 	}
