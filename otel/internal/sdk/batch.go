@@ -50,6 +50,14 @@ type batcher struct {
 
 	batch []*SpanData // the worker's, for one export
 
+	// The worker's record of failed exports: the first is reported at
+	// once, the next ones together, at most once per ScheduleDelay (a
+	// collector that refuses everything would otherwise be reported for
+	// every batch).
+	failedExports, failedSpans int
+	lastErr                    error
+	lastReport                 time.Time
+
 	wake    chan struct{} // MaxExportBatchSize spans wait
 	flushes chan flushRequest
 	stop    chan struct{} // closed by shutdown
@@ -178,34 +186,40 @@ func (b *batcher) run() {
 			return
 		case <-b.wake:
 			for b.queued() >= b.cfg.MaxExportBatchSize && b.wctx.Err() == nil {
-				b.exportBatch(b.wctx, b.cfg.MaxExportBatchSize, otel.Handle)
+				n, err := b.exportBatch(b.wctx, b.cfg.MaxExportBatchSize)
+				b.failed(n, err)
 			}
 		case <-timer.C:
-			b.exportQueued(b.wctx, otel.Handle)
+			b.exportQueued(b.wctx, b.failed)
 		case req := <-b.flushes:
 			var errs []error
-			b.exportQueued(req.ctx, func(err error) { errs = append(errs, err) })
+			b.exportQueued(req.ctx, func(_ int, err error) { errs = append(errs, err) })
 			req.err <- errors.Join(errs...)
 		}
 		timer.Reset(b.cfg.ScheduleDelay)
-		b.report(otel.Handle)
+		if err := b.report(false); err != nil {
+			otel.Handle(err)
+		}
 	}
 }
 
-// exportQueued exports the spans queued now, in batches.
-func (b *batcher) exportQueued(ctx context.Context, handle func(error)) {
+// exportQueued exports the spans queued now, in batches, telling handle
+// of each.
+func (b *batcher) exportQueued(ctx context.Context, handle func(n int, err error)) {
 	for left := b.queued(); left > 0 && ctx.Err() == nil; {
-		left -= b.exportBatch(ctx, left, handle)
+		n, err := b.exportBatch(ctx, left)
+		handle(n, err)
+		left -= n
 	}
 }
 
 // exportBatch exports up to max queued spans, within ctx, ExportTimeout
-// and wctx; it returns how many, and hands an error to handle.
-func (b *batcher) exportBatch(ctx context.Context, max int, handle func(error)) int {
+// and wctx; it returns how many, and the export's error.
+func (b *batcher) exportBatch(ctx context.Context, max int) (int, error) {
 	b.take(max)
 	n := len(b.batch)
 	if n == 0 {
-		return 0
+		return 0, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.ExportTimeout)
 	stop := context.AfterFunc(b.wctx, cancel)
@@ -214,17 +228,31 @@ func (b *batcher) exportBatch(ctx context.Context, max int, handle func(error)) 
 	cancel()
 	clear(b.batch)
 	b.batch = b.batch[:0]
-	if err != nil {
-		handle(err)
+	return n, err
+}
+
+// failed notes an export of n spans that failed with err (none if nil):
+// the first one goes to otel.Handle at once, the next ones wait for
+// report.
+func (b *batcher) failed(n int, err error) {
+	if err == nil {
+		return
 	}
-	return n
+	if b.lastReport.IsZero() || b.failedExports == 0 && time.Since(b.lastReport) >= b.cfg.ScheduleDelay {
+		b.lastReport = time.Now()
+		otel.Handle(err)
+		return
+	}
+	b.failedExports++
+	b.failedSpans += n
+	b.lastErr = err
 }
 
 // drain exports what is queued at shutdown, within stopCtx; what it has
 // no time for is dropped.
 func (b *batcher) drain() error {
 	var errs []error
-	b.exportQueued(b.stopCtx, func(err error) { errs = append(errs, err) })
+	b.exportQueued(b.stopCtx, func(_ int, err error) { errs = append(errs, err) })
 	b.mu.Lock()
 	late := b.n
 	b.late += int64(late)
@@ -234,20 +262,34 @@ func (b *batcher) drain() error {
 	if late > 0 {
 		errs = append(errs, fmt.Errorf("sdk: %d spans dropped at shutdown: %w", late, context.Cause(b.stopCtx)))
 	}
-	b.report(func(err error) { errs = append(errs, err) })
+	errs = append(errs, b.report(true))
 	return errors.Join(errs...)
 }
 
-// report tells handle how many spans were dropped for a full queue since
-// it last told.
-func (b *batcher) report(handle func(error)) {
+// report returns what was not reported yet of the failed exports and of
+// the spans dropped for a full queue, at most once per ScheduleDelay
+// unless now; nil when there is nothing, or not yet.
+func (b *batcher) report(now bool) error {
+	if !now && time.Since(b.lastReport) < b.cfg.ScheduleDelay {
+		return nil
+	}
 	b.mu.Lock()
-	n := b.full - b.told
+	full := b.full - b.told
 	b.told = b.full
 	b.mu.Unlock()
-	if n > 0 {
-		handle(fmt.Errorf("sdk: %d spans dropped: the queue of %d was full", n, b.cfg.MaxQueueSize))
+	var errs []error
+	if full > 0 {
+		errs = append(errs, fmt.Errorf("sdk: %d spans dropped: the queue of %d was full", full, b.cfg.MaxQueueSize))
 	}
+	if b.failedExports > 0 {
+		errs = append(errs, fmt.Errorf("sdk: %d more exports failed (%d spans); the last: %w", b.failedExports, b.failedSpans, b.lastErr))
+		b.failedExports, b.failedSpans, b.lastErr = 0, 0, nil
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	b.lastReport = time.Now()
+	return errors.Join(errs...)
 }
 
 func (b *batcher) droppedTotal() int64 {

@@ -310,3 +310,34 @@ func TestBatchShutdownWithinContext(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchFailuresReportedAtMostOncePerDelay checks that a collector
+// that refuses every export does not flood otel.Handle (a program's
+// stderr, by default) with one report per batch: the first failure is
+// reported at once, the next ones together, at most once per schedule
+// delay, with how many spans they cost.
+func TestBatchFailuresReportedAtMostOncePerDelay(t *testing.T) {
+	errs := errorsTo(t)
+	synctest.Test(t, func(t *testing.T) {
+		rec := &spanRecorder{err: errors.New("refused")}
+		tp := newTP(t, rec, sdk.BatchConfig{ScheduleDelay: 5 * time.Second, ExportTimeout: time.Second, MaxQueueSize: 100, MaxExportBatchSize: 1})
+		for range 50 {
+			endSpans(tp, "s", 1)
+			synctest.Wait()
+		}
+		if e := errs(); len(e) != 1 || e[0].Error() != "refused" {
+			t.Fatalf("%d reports after 50 failed exports: %v", len(e), e[:min(len(e), 3)])
+		}
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		e := errs()
+		if len(e) != 2 || !strings.Contains(e[1].Error(), "49 more exports failed (49 spans)") || !strings.Contains(e[1].Error(), "refused") {
+			t.Fatalf("after the delay: %v", e[1:])
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n := len(errs()); n != 2 {
+			t.Errorf("%d reports: without new failures, no new report", n)
+		}
+	})
+}
