@@ -33,7 +33,6 @@
 //     (gzip or none); _CERTIFICATE, _CLIENT_CERTIFICATE and _CLIENT_KEY
 //     (PEM files). OTEL_EXPORTER_OTLP_INSECURE, which the specification
 //     gives gRPC only, is not read: the URL's scheme decides;
-
 //   - what the SDK follows (package otel/internal/sdk, mcpwire's own):
 //     OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (key=value pairs
 //     separated by commas, the values percent-decoded); for traces,
@@ -61,7 +60,8 @@
 // specification's behaviour for what mcpwire records, and for a
 // program's own spans and synchronous instruments (counters, up-down
 // counters, histograms, gauges; the observable instruments are accepted
-// and never called), in a tenth of the official SDK's size in a binary.
+// and never called), in about a sixth of the official SDK's size in a
+// binary.
 // Its resource's telemetry.sdk.name is github.com/mcpwire/mcpwire/otel.
 // The exporters are mcpwire's own too (package otel/internal/otlphttp):
 // they write the OTLP protobuf messages themselves, the bytes the

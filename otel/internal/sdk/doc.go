@@ -5,8 +5,8 @@
 // for what mcpwire's instrumentation records, and what a program's own
 // spans and synchronous instruments need, in a fraction of the official
 // Go SDK's size in a binary (go.opentelemetry.io/otel/sdk, sdk/metric and
-// the semantic conventions' packages they link: 2.5 MB of the mcpwire
-// command; this package and its exporter, a tenth of that).
+// the packages they link cost the mcpwire command 2.3 MB with the
+// exporter; this package and the exporter, 0.6 MB).
 //
 // Traces: W3C trace and span ids from math/rand/v2's generator (ChaCha8,
 // seeded by the runtime from the system's entropy); the parent from the

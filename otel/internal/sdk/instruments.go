@@ -74,9 +74,12 @@ type f64Counter struct {
 	s *stream[float64]
 }
 
+// Add adds v to the series of the options\' attributes.
 func (i f64Counter) Add(ctx context.Context, v float64, opts ...metric.AddOption) {
 	i.s.measure(ctx, v, metric.NewAddConfig(opts).Attributes())
 }
+
+// Enabled reports true: every measurement is recorded.
 func (f64Counter) Enabled(context.Context) bool { return true }
 
 type f64UpDown struct {
@@ -84,9 +87,12 @@ type f64UpDown struct {
 	s *stream[float64]
 }
 
+// Add adds v to the series of the options\' attributes.
 func (i f64UpDown) Add(ctx context.Context, v float64, opts ...metric.AddOption) {
 	i.s.measure(ctx, v, metric.NewAddConfig(opts).Attributes())
 }
+
+// Enabled reports true: every measurement is recorded.
 func (f64UpDown) Enabled(context.Context) bool { return true }
 
 type f64Histogram struct {
@@ -94,9 +100,12 @@ type f64Histogram struct {
 	s *stream[float64]
 }
 
+// Record records v in the series of the options\' attributes.
 func (i f64Histogram) Record(ctx context.Context, v float64, opts ...metric.RecordOption) {
 	i.s.measure(ctx, v, metric.NewRecordConfig(opts).Attributes())
 }
+
+// Enabled reports true: every measurement is recorded.
 func (f64Histogram) Enabled(context.Context) bool { return true }
 
 type f64Gauge struct {
@@ -104,9 +113,12 @@ type f64Gauge struct {
 	s *stream[float64]
 }
 
+// Record records v in the series of the options\' attributes.
 func (i f64Gauge) Record(ctx context.Context, v float64, opts ...metric.RecordOption) {
 	i.s.measure(ctx, v, metric.NewRecordConfig(opts).Attributes())
 }
+
+// Enabled reports true: every measurement is recorded.
 func (f64Gauge) Enabled(context.Context) bool { return true }
 
 type i64Counter struct {
@@ -114,9 +126,12 @@ type i64Counter struct {
 	s *stream[int64]
 }
 
+// Add adds v to the series of the options\' attributes.
 func (i i64Counter) Add(ctx context.Context, v int64, opts ...metric.AddOption) {
 	i.s.measure(ctx, v, metric.NewAddConfig(opts).Attributes())
 }
+
+// Enabled reports true: every measurement is recorded.
 func (i64Counter) Enabled(context.Context) bool { return true }
 
 type i64UpDown struct {
@@ -124,9 +139,12 @@ type i64UpDown struct {
 	s *stream[int64]
 }
 
+// Add adds v to the series of the options\' attributes.
 func (i i64UpDown) Add(ctx context.Context, v int64, opts ...metric.AddOption) {
 	i.s.measure(ctx, v, metric.NewAddConfig(opts).Attributes())
 }
+
+// Enabled reports true: every measurement is recorded.
 func (i64UpDown) Enabled(context.Context) bool { return true }
 
 type i64Histogram struct {
@@ -134,9 +152,12 @@ type i64Histogram struct {
 	s *stream[int64]
 }
 
+// Record records v in the series of the options\' attributes.
 func (i i64Histogram) Record(ctx context.Context, v int64, opts ...metric.RecordOption) {
 	i.s.measure(ctx, v, metric.NewRecordConfig(opts).Attributes())
 }
+
+// Enabled reports true: every measurement is recorded.
 func (i64Histogram) Enabled(context.Context) bool { return true }
 
 type i64Gauge struct {
@@ -144,7 +165,10 @@ type i64Gauge struct {
 	s *stream[int64]
 }
 
+// Record records v in the series of the options\' attributes.
 func (i i64Gauge) Record(ctx context.Context, v int64, opts ...metric.RecordOption) {
 	i.s.measure(ctx, v, metric.NewRecordConfig(opts).Attributes())
 }
+
+// Enabled reports true: every measurement is recorded.
 func (i64Gauge) Enabled(context.Context) bool { return true }
