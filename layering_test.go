@@ -56,6 +56,54 @@ var layers = map[string][]string{
 	"servers/filesystem/internal/peers": {}, // test support: finds the official server
 }
 
+// floors places the library's packages in the house, from the ground up:
+// a package may import only packages on floors below its own, so no arrow
+// of the layering runs back up (TestFloors holds the layers table to it;
+// TestLayering holds the code to the table). docs/design.md draws it.
+var floors = [][]string{
+	{"", "internal/jsonscan", "internal/track", "servers/filesystem/internal/glob", "servers/filesystem/internal/udiff"}, // 0: the foundations, standard library only (the module's overview and version; the JSON scanner; stream tracking; the filesystem server's glob and diff)
+	{"jsonrpc", "internal/jsonschema"},                           // 1: JSON-RPC 2.0; the JSON Schema engine
+	{"mcp", "transport", "internal/jsonschema/full"},             // 2: the protocol's types; the message-level seam; the full schema engine
+	{"internal/peer", "store", "auth", "transport/internal/sse"}, // 3: what server and client share; what instances share; authorization; the SSE codec
+	{"transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "store/redis"}, // 4: the transports; the Redis store
+	{"server", "client", "server/fullschema"},                          // 5: the two ends
+	{"mcptest", "servers/filesystem", "servers/git", "servers/sqlite"}, // 6: what is built on them
+}
+
+// TestFloors: every import the layers table allows a package on a floor
+// is of a package on a floor below it; internal/peer, which server and
+// client share, sits above mcp, transport and jsonrpc, which it imports.
+func TestFloors(t *testing.T) {
+	floor := map[string]int{}
+	for f, pkgs := range floors {
+		for _, p := range pkgs {
+			if _, dup := floor[p]; dup {
+				t.Errorf("%q is on two floors", p)
+			}
+			if _, ok := layers[p]; !ok {
+				t.Errorf("%q is on floor %d but not in the layers table", p, f)
+			}
+			floor[p] = f
+		}
+	}
+	for _, p := range append(slices.Clone(stdlibOnly), "server", "client", "store", "auth", "mcptest") {
+		if _, ok := floor[p]; !ok && !strings.Contains(p, "memnet") {
+			t.Errorf("%q, a package of the library, is on no floor", p)
+		}
+	}
+	for p, f := range floor {
+		for _, imp := range layers[p] {
+			g, ok := floor[strings.TrimSuffix(imp, "/...")]
+			switch {
+			case !ok:
+				t.Errorf("%q (floor %d) may import %q, which is on no floor", p, f, imp)
+			case g >= f:
+				t.Errorf("%q (floor %d) may import %q (floor %d): an arrow up or across the house", p, f, imp, g)
+			}
+		}
+	}
+}
+
 // cliLayers are the packages of the command line, under
 // cmd/mcpwire/internal: each may import the CLI packages its row names,
 // and the library packages of cliLibrary. The verb families import app
