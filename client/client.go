@@ -47,7 +47,9 @@ type Options struct {
 	// does not speak it. A legacy revision skips the probe.
 	Version mcp.Version
 	// ProbeTimeout bounds the wait for the answer to the modern probe
-	// before falling back to the legacy era. Default 5s.
+	// before falling back to the legacy era. Default 5s. With Version set
+	// to a modern revision there is nothing to fall back to, and the probe
+	// waits as long as Connect's context lets it.
 	ProbeTimeout time.Duration
 	// Capabilities, if set, is merged into the declared capabilities
 	// (Experimental and Extensions are taken from it).
