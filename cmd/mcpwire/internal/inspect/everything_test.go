@@ -146,6 +146,8 @@ func TestEverythingServer(t *testing.T) {
 				if status != "ok" {
 					t.Fatalf("call: %s %s", status, text)
 				}
+				// The last notification may come after the answer.
+				p.wait(`(document.querySelector("#detail .progress progress") || {}).dataset?.progress === "100"`)
 				var seen []string
 				p.js(`window.seen`, &seen)
 				if strings.Join(seen, " ") != "0/100 50/100 100/100" {

@@ -206,7 +206,9 @@ function resultCard(key, method, name, id, args) {
       prog.lastChild.textContent = ` ${p.progress}${p.total ? " / " + p.total : ""}${p.message ? " · " + p.message : ""}`;
     },
     done(out, render) {
-      calls.delete(id);
+      // The answer comes with the API call, the progress on the event
+      // stream: a last notification may come after the answer it preceded.
+      setTimeout(() => calls.delete(id), 10000);
       if (cancel) cancel.remove();
       const bad = out.error || (out.result && out.result.isError);
       status.className = "status " + (bad ? "bad" : "ok");
