@@ -141,8 +141,14 @@ func TestConnectNamesInvalidAnswer(t *testing.T) {
 			// Slow answers: the deadline only a failure reaches; stray
 			// lines: a deadline the test waits for.
 			deadline := time.Minute
-			if !tc.fast {
+			switch {
+			case !tc.fast:
 				deadline = 500 * time.Millisecond
+			case strings.HasSuffix(tc.name, "MiB line"):
+				// Reading twice 24 MiB took 37 s under -race on a loaded
+				// machine: what must hold is that the frame, not the
+				// deadline, ends Connect.
+				deadline = 5 * time.Minute
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), deadline)
 			defer cancel()
@@ -165,7 +171,7 @@ func TestConnectNamesInvalidAnswer(t *testing.T) {
 				t.Errorf("the error names %s, want initialize (the answer to the probe is its own)", fe.Method)
 			}
 			if tc.fast {
-				if fe.Cause != nil || elapsed > 30*time.Second {
+				if fe.Cause != nil || elapsed > deadline/2 {
 					t.Errorf("Connect failed after %v (cause %v), want at once", elapsed, fe.Cause)
 				}
 			} else if !errors.Is(err, context.DeadlineExceeded) {
