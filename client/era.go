@@ -38,9 +38,6 @@ func (s *Session) handshake(ctx context.Context, known mcp.Version) error {
 			return err
 		}
 		if want != "" {
-			if failed != nil {
-				return fmt.Errorf("mcp client: the server does not speak %s: %w", want, failed)
-			}
 			return fmt.Errorf("mcp client: the server does not speak %s", want)
 		}
 		err = s.initialize(ctx, mcp.LatestLegacy)
