@@ -19,7 +19,7 @@ const module = "github.com/mcpwire/mcpwire"
 var layers = map[string][]string{
 	"":                          {}, // the module's overview (doc.go)
 	"jsonrpc":                   {"internal/jsonscan"},
-	"mcp":                       {"jsonrpc", "internal/jsonscan"},
+	"mcp":                       {"jsonrpc", "internal/jsonscan", "internal/frontmatter"},
 	"transport":                 {"jsonrpc"},
 	"transport/stdio":           {"transport", "mcp", "jsonrpc"},
 	"transport/memory":          {"transport", "mcp", "jsonrpc"},
@@ -35,6 +35,7 @@ var layers = map[string][]string{
 	"internal/jsonschema":       {"internal/jsonscan"},
 	"internal/jsonscan":         {}, // the one JSON scanner (jsonrpc, mcp, streamable, jsonschema and its full engine)
 	"internal/jsonschema/full":  {"internal/jsonschema", "internal/jsonscan"},
+	"internal/frontmatter":      {}, // SKILL.md frontmatter (a YAML subset) as JSON, for mcp's skills types
 	"internal/peer":             {"mcp", "transport", "jsonrpc"},
 	"server":                    {"internal/peer", "internal/jsonschema", "internal/track", "store", "mcp", "transport", "jsonrpc"},
 	"server/fullschema":         {"internal/jsonschema/full"},
@@ -142,7 +143,7 @@ var public = []string{"", "jsonrpc", "mcp", "transport/...", "server", "server/f
 
 // stdlibOnly lists packages that may import nothing outside the standard
 // library and the module: the core every user links.
-var stdlibOnly = []string{"internal/jsonscan", "jsonrpc", "mcp", "transport", "transport/internal/sse", "transport/internal/memnet", "internal/track", "transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "internal/peer"}
+var stdlibOnly = []string{"internal/jsonscan", "internal/frontmatter", "jsonrpc", "mcp", "transport", "transport/internal/sse", "transport/internal/memnet", "internal/track", "transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "internal/peer"}
 
 func matches(pkg string, patterns []string) bool {
 	for _, p := range patterns {
