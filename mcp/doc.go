@@ -65,6 +65,20 @@
 // era-specific error codes with AdaptError. Receivers read a missing
 // resultType as complete (ResultTypeOf).
 //
+// # Extensions
+//
+// Extensions are declared under capabilities.extensions and live beside
+// the core revisions: their methods are in no revision's table (HasMethod
+// is false; IsTasksExtensionMethod, IsSkillsExtensionMethod). Tasks
+// (ExtensionTasks, SEP-2663) have DetailedTask and its methods. Skills
+// (ExtensionSkills, SEP-2640) have Skill, the entry of skills/list and
+// skills/get: the URI of a skill's SKILL.md, its frontmatter
+// (SkillFrontmatter, read from a SKILL.md by ParseSkillFrontmatter), and
+// the manifest of its files with their digests (SkillDigest) and sizes.
+// Skill.Validate, SkillFrontmatter.Check and ValidateSkillName are the
+// extension's and the Agent Skills specification's rules, for servers to
+// check what they serve and hosts what they load.
+//
 // # Errors
 //
 // MCP error codes are jsonrpc.Code constants (CodeResourceNotFound,
