@@ -110,7 +110,7 @@ func TestFloors(t *testing.T) {
 // and the library packages of cliLibrary. The verb families import app
 // only; cli composes them.
 var cliLayers = map[string][]string{
-	"cmd/mcpwire/internal/cli":     {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/talk", "cmd/mcpwire/internal/login", "cmd/mcpwire/internal/wire", "cmd/mcpwire/internal/serve", "cmd/mcpwire/internal/catalog", "cmd/mcpwire/internal/bench", "cmd/mcpwire/internal/check", "cmd/mcpwire/internal/inspect", "cmd/mcpwire/internal/bridge"},
+	"cmd/mcpwire/internal/cli":     {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/talk", "cmd/mcpwire/internal/login", "cmd/mcpwire/internal/wire", "cmd/mcpwire/internal/serve", "cmd/mcpwire/internal/catalog", "cmd/mcpwire/internal/bench", "cmd/mcpwire/internal/check", "cmd/mcpwire/internal/inspect", "cmd/mcpwire/internal/bridge", "cmd/mcpwire/internal/skills"},
 	"cmd/mcpwire/internal/app":     {"cmd/mcpwire/internal/frames", "cmd/mcpwire/internal/config"},
 	"cmd/mcpwire/internal/frames":  {},                                                          // the recording format and the live view of frames
 	"cmd/mcpwire/internal/wire":    {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"}, // tap, replay
@@ -125,6 +125,7 @@ var cliLayers = map[string][]string{
 	"cmd/mcpwire/internal/inspect": {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"}, // the web inspector
 	"cmd/mcpwire/internal/bridge":  {"cmd/mcpwire/internal/app", "internal/jsonscan"},           // bridge (which edits members of messages in place)
 	"cmd/mcpwire/internal/release": {},                                                          // scripts/release and the tests of an install from a module proxy
+	"cmd/mcpwire/internal/skills":  {"cmd/mcpwire/internal/app"},                                // skills (the Skills extension)
 }
 
 // cliLibrary is what the packages of the command line may import of the

@@ -76,6 +76,7 @@
 //	calls.go      tool calls, subscriptions/listen
 //	httpchecks.go the headers of both eras over HTTP, and Origin
 //	stateless.go  two instances of a stateless server
+//	skills.go     the Skills extension (SEP-2640), when the server declares it
 //	wire.go, stdio.go, http.go, peer.go  speaking to the server
 //	report.go     text, JSON and JUnit XML
 package check

@@ -128,6 +128,9 @@ func (c *checker) featureChecks(ctx context.Context, p *peer) {
 	if p.broken == nil {
 		c.checkInvalidCursor(ctx, p)
 	}
+	if _, ok := p.caps.Skills(); ok && p.broken == nil {
+		c.skillChecks(ctx, p) // the Skills extension (skills.go)
+	}
 }
 
 // toolChecks lists the tools, checks their schemas, and calls those the
