@@ -91,7 +91,7 @@ func (s *Session) LoadSkill(ctx context.Context, entry *mcp.Skill, opts *LoadSki
 		return nil, fmt.Errorf("%w: %s", ErrDynamicSkill, entry.URI)
 	}
 	dir, _, _ := mcp.SplitSkillURI(entry.URI)
-	l := &LoadedSkill{sess: s, Entry: cloneSkill(entry), dir: dir}
+	l := &LoadedSkill{sess: s, Entry: entry.Clone(), dir: dir}
 	data, err := l.fetch(ctx, entry.URI)
 	if err != nil {
 		return nil, err
@@ -130,20 +130,6 @@ func clipText(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "..."
-}
-
-// cloneSkill copies an entry, so that the held one does not change with
-// the caller's.
-func cloneSkill(e *mcp.Skill) mcp.Skill {
-	c := *e
-	c.Frontmatter = make(mcp.SkillFrontmatter, len(e.Frontmatter))
-	for k, v := range e.Frontmatter {
-		c.Frontmatter[k] = append([]byte(nil), v...)
-	}
-	if e.Resources != nil {
-		c.Resources = append([]mcp.SkillResource(nil), e.Resources...)
-	}
-	return c
 }
 
 // ReadFile reads one of the skill's files, named by its path from the

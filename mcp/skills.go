@@ -228,6 +228,22 @@ func (s *Skill) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// Clone returns a deep copy of the entry: its frontmatter and manifest
+// are its own.
+func (s *Skill) Clone() Skill {
+	c := *s
+	if s.Frontmatter != nil {
+		c.Frontmatter = make(SkillFrontmatter, len(s.Frontmatter))
+		for k, v := range s.Frontmatter {
+			c.Frontmatter[k] = slices.Clone(v)
+		}
+	}
+	if s.Resources != nil {
+		c.Resources = slices.Clone(s.Resources)
+	}
+	return c
+}
+
 // Resource returns the entry of the skill's file named by uri, and
 // whether the manifest lists it.
 func (s *Skill) Resource(uri string) (SkillResource, bool) {

@@ -214,13 +214,14 @@ func validSchemeName(s string) bool {
 // prefixURI is what every URI of the set begins with.
 func (k *SkillSet) prefixURI() string { return k.opts.Scheme + "://" }
 
-// Skills returns the entries the set serves now, by URI.
+// Skills returns the entries the set serves now, by URI: copies, which
+// the caller may change.
 func (k *SkillSet) Skills() []mcp.Skill {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
 	out := make([]mcp.Skill, len(k.snap.skills))
 	for i, e := range k.snap.skills {
-		out[i] = e.skill
+		out[i] = e.skill.Clone()
 	}
 	return out
 }

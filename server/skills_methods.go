@@ -54,7 +54,7 @@ func (s *Server) listSkills(ctx context.Context, r *Request, p *mcp.ListSkillsPa
 		if len(res.Skills) > 0 && size+n > budget {
 			break
 		}
-		res.Skills = append(res.Skills, e.skill)
+		res.Skills = append(res.Skills, e.skill.Clone()) // a middleware may change the result
 		size += n
 		end++
 	}
@@ -102,7 +102,7 @@ func (s *Server) getSkill(ctx context.Context, r *Request, p *mcp.GetSkillParams
 				break
 			}
 		}
-		res := &mcp.GetSkillResult{Skill: e.skill}
+		res := &mcp.GetSkillResult{Skill: e.skill.Clone()}
 		r.cacheable(&res.ResultType, &res.Meta, &res.TTLMs, &res.CacheScope)
 		return res, nil
 	}
