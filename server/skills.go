@@ -58,8 +58,9 @@ type SkillsOptions struct {
 	MaxPageBytes int
 	// OnProblem, if set, is told of each skill or file that the set
 	// leaves out (a *SkillError: an invalid name or frontmatter, a skill
-	// over the extension's limits of 512 files and 16 MiB, a symbolic
-	// link, a file whose name is not printable ASCII), and the set serves
+	// over the extension's limits of 512 files and 16 MiB, a skill that
+	// holds a symbolic link or a special file, a file whose name is not
+	// printable ASCII, a symbolic link outside any skill), and the set serves
 	// the others. When nil, AddSkills and AddSkillsDir fail on the first
 	// scan's problems, and the problems of later scans go to the server's
 	// logger.
@@ -97,7 +98,9 @@ type SkillSet struct {
 // files, digested, listed in its entry and readable with resources/read
 // at skill://<skill-path>/<file-path> (nested skills are skills too, and
 // their files also the enclosing skill's). Hidden files and directories
-// (.git, .env) are left out; symbolic links are not followed.
+// (.git, .env) are left out; symbolic links are not followed, and a skill
+// whose tree holds one (or a special file, or directories nested more
+// than 32 deep) is left out: its manifest could not be complete.
 //
 // The server declares the skills extension and the resources capability
 // from the first set on; each skill's SKILL.md is also listed by

@@ -111,7 +111,9 @@ func (s *Server) getSkill(ctx context.Context, r *Request, p *mcp.GetSkillParams
 
 // changed reports whether the skill's files differ from its entry: one
 // listed is gone or has another size or time, or the skill's directory
-// holds one more. It looks at most at twice the files a skill may have.
+// holds one more, or something the scan would not serve (a symbolic
+// link, a special file, a directory too deep). It looks at most at twice
+// the files a skill may have.
 func (k *SkillSet) changed(snap *snapshot, e *skillEntry) bool {
 	listed := map[string]*skillFile{}
 	for _, r := range e.skill.Resources {
@@ -122,7 +124,7 @@ func (k *SkillSet) changed(snap *snapshot, e *skillEntry) bool {
 	var walk func(dir string, depth int) bool
 	walk = func(dir string, depth int) bool {
 		ents, err := k.src.readDir(dir)
-		if err != nil || depth > maxSkillDepth {
+		if err != nil {
 			return true
 		}
 		for _, d := range ents {
@@ -136,7 +138,7 @@ func (k *SkillSet) changed(snap *snapshot, e *skillEntry) bool {
 			p := path.Join(dir, name)
 			switch t := d.Type(); {
 			case t.IsDir():
-				if walk(p, depth+1) {
+				if depth+1 > maxSkillDepth || walk(p, depth+1) {
 					return true
 				}
 			case t.IsRegular():
@@ -146,11 +148,17 @@ func (k *SkillSet) changed(snap *snapshot, e *skillEntry) bool {
 					return true
 				}
 				seen++
+			default:
+				return true
 			}
 		}
 		return false
 	}
-	return walk(e.dir, 0) || seen != len(listed)
+	depth := 0
+	if e.dir != "." {
+		depth = strings.Count(e.dir, "/") + 1
+	}
+	return walk(e.dir, depth) || seen != len(listed)
 }
 
 // readDirectory answers resources/directory/read: the children of a

@@ -2,9 +2,14 @@ package server_test
 
 import (
 	"context"
+	"io/fs"
+	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/mcptest"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // TestSkillEntriesAreCopies: what SkillSet.Skills and skills/list hand
@@ -26,5 +31,50 @@ func TestSkillEntriesAreCopies(t *testing.T) {
 	}
 	if _, err := sess.LoadSkill(context.Background(), entry, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSkillWithUnlistableFilesIsLeftOut: a skill whose tree holds what
+// the scan cannot list (a symbolic link, a special file, a directory too
+// deep) cannot have a complete manifest: it is left out, not served with
+// part of its files; and skills/get of the skills served does not rescan
+// the set each time because of it.
+func TestSkillWithUnlistableFilesIsLeftOut(t *testing.T) {
+	skill := func(name string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: x\n---\n")}
+	}
+	deep := "deep/" + strings.Repeat("d/", 40) + "file.md"
+	fsys := fstest.MapFS{
+		"linked/SKILL.md": skill("linked"), "linked/notes.md": {Data: []byte("x")},
+		"linked/outside.md": {Data: []byte("/etc/passwd"), Mode: fs.ModeSymlink},
+		"piped/SKILL.md":    skill("piped"), "piped/fifo": {Mode: fs.ModeNamedPipe},
+		"deep/SKILL.md": skill("deep"), deep: {Data: []byte("x")},
+		"fine/SKILL.md": skill("fine"),
+	}
+	var problems []string
+	srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, nil)
+	defer srv.Close()
+	set, err := srv.AddSkills(fsys, &server.SkillsOptions{OnProblem: func(err error) { problems = append(problems, err.Error()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served []string
+	for _, sk := range set.Skills() {
+		served = append(served, sk.Frontmatter.Name())
+	}
+	if strings.Join(served, " ") != "fine" {
+		t.Errorf("served %v, want only the skill whose every file is listed; problems: %q", served, problems)
+	}
+	n := len(problems)
+	sess := mcptest.Connect(t, srv, nil)
+	for range 3 {
+		for _, sk := range set.Skills() {
+			if _, err := sess.GetSkill(context.Background(), sk.URI); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(problems) != n {
+		t.Errorf("skills/get rescanned the set: %d problems reported again", len(problems)-n)
 	}
 }

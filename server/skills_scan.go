@@ -61,12 +61,29 @@ type scanner struct {
 	entries  int
 	files    []scannedFile // under skill directories, in walk order
 	dirs     []string      // the skill directories
+	unlisted []scannedFile // under skill directories, what cannot be served (path and why, in err)
+	why      map[string]error
 	problems []error
 }
 
 // problem records a skill or file left out.
 func (sc *scanner) problem(p string, format string, args ...any) {
 	sc.problems = append(sc.problems, &SkillError{Path: p, Err: fmt.Errorf(format, args...)})
+}
+
+// cannot records what cannot be served at p: under a skill's directory it
+// makes the skill's manifest incomplete, and so leaves the skill out
+// (build); elsewhere it is a problem of its own.
+func (sc *scanner) cannot(p string, inSkill bool, format string, args ...any) {
+	if !inSkill {
+		sc.problem(p, format, args...)
+		return
+	}
+	if sc.why == nil {
+		sc.why = map[string]error{}
+	}
+	sc.unlisted = append(sc.unlisted, scannedFile{path: p})
+	sc.why[p] = fmt.Errorf(format, args...)
 }
 
 // walk reads the directory dir (depth deep) and what is under it. inSkill
@@ -78,7 +95,7 @@ func (sc *scanner) walk(dir string, depth int, inSkill bool) error {
 		if dir == "." {
 			return fmt.Errorf("skills: reading the root: %w", err)
 		}
-		sc.problem(dir, "cannot be read: %v", err)
+		sc.cannot(dir, inSkill, "cannot be read: %v", err)
 		return nil
 	}
 	if sc.entries += len(ents); sc.entries > sc.set.opts.MaxEntries {
@@ -88,6 +105,7 @@ func (sc *scanner) walk(dir string, depth int, inSkill bool) error {
 	if here {
 		sc.dirs = append(sc.dirs, dir)
 	}
+	in := inSkill || here
 	for _, e := range ents {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -97,27 +115,27 @@ func (sc *scanner) walk(dir string, depth int, inSkill bool) error {
 		switch t := e.Type(); {
 		case t.IsDir():
 			if depth+1 > maxSkillDepth {
-				sc.problem(p, "more than %d directories deep: not searched", maxSkillDepth)
+				sc.cannot(p, in, "more than %d directories deep: not searched", maxSkillDepth)
 				continue
 			}
-			if err := sc.walk(p, depth+1, inSkill || here); err != nil {
+			if err := sc.walk(p, depth+1, in); err != nil {
 				return err
 			}
 		case t.IsRegular():
-			if !inSkill && !here {
+			if !in {
 				continue
 			}
 			fi, err := e.Info()
 			if err != nil {
-				sc.problem(p, "cannot be read: %v", err)
+				sc.cannot(p, in, "cannot be read: %v", err)
 				continue
 			}
 			sc.files = append(sc.files, scannedFile{path: p, size: fi.Size(), mod: fi.ModTime()})
 		case t&fs.ModeSymlink != 0:
-			sc.problem(p, "is a symbolic link, which skills do not follow")
+			sc.cannot(p, in, "is a symbolic link, which skills do not follow")
 		default:
-			if inSkill || here {
-				sc.problem(p, "is not a regular file (%v)", t)
+			if in {
+				sc.cannot(p, in, "is not a regular file (%v)", t)
 			}
 		}
 	}
@@ -160,7 +178,9 @@ func (k *SkillSet) build(prev *snapshot, forced map[string]bool) (snap *snapshot
 	if err := sc.walk(".", 0, false); err != nil {
 		return nil, nil, err
 	}
-	slices.SortFunc(sc.files, func(a, b scannedFile) int { return strings.Compare(a.path, b.path) })
+	byPath := func(a, b scannedFile) int { return strings.Compare(a.path, b.path) }
+	slices.SortFunc(sc.files, byPath)
+	slices.SortFunc(sc.unlisted, byPath)
 	sort.Strings(sc.dirs)
 	if len(sc.dirs) > k.opts.MaxSkills {
 		return nil, nil, fmt.Errorf("skills: %d skills, more than %d (SkillsOptions.MaxSkills)", len(sc.dirs), k.opts.MaxSkills)
@@ -182,6 +202,11 @@ func (k *SkillSet) build(prev *snapshot, forced map[string]bool) (snap *snapshot
 	}
 	h := &hasher{set: k, old: old, forced: forced, next: snap.hashes}
 	for _, dir := range sc.dirs {
+		if bad := filesUnder(sc.unlisted, dir); len(bad) > 0 {
+			// Its manifest could not be complete.
+			sc.problem(dir, "%s %v; the skill cannot be served without it", bad[0].path, sc.why[bad[0].path])
+			continue
+		}
 		e, err := k.buildSkill(dir, filesUnder(sc.files, dir), h)
 		if err != nil {
 			sc.problems = append(sc.problems, &SkillError{Path: dir, Err: err})

@@ -38,8 +38,9 @@ DIR that is itself a skill is served under its own name. Every file of a
 skill is listed with its SHA-256 digest and size, which hosts verify.
 
 What is left out: hidden files and directories (.git, .env); symbolic
-links (no link is followed, and no path leads out of DIR); skills over
-the extension's limits (512 files, 16 MiB). By default an invalid skill
+links (no link is followed, and no path leads out of DIR), and the
+skills that hold one (or a special file): their manifests could not be
+complete; skills over the extension's limits (512 files, 16 MiB). By default an invalid skill
 stops the command with the reason; --skip-invalid serves the others
 (--verbose logs what is left out). A file changed on disk is noticed
 when it is read or its skill is fetched; --reload rescans for skills

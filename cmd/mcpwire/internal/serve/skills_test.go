@@ -12,8 +12,9 @@ import (
 )
 
 // skillsDir writes a folder of skills: pdf-processing (with a
-// subdirectory), and what must not be served: a hidden file, and a
-// symbolic link to a file outside.
+// subdirectory and a hidden file), and what must not be served: a skill
+// holding a symbolic link to a file outside, and a symbolic link to a
+// skill outside.
 func skillsDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -34,18 +35,29 @@ func skillsDir(t *testing.T) string {
 	if err := os.WriteFile(outside, []byte("secret\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(outside, filepath.Join(dir, "pdf-processing", "secret.txt")); err != nil {
+	write("leaky/SKILL.md", "---\nname: leaky\ndescription: Holds a link out\n---\n")
+	if err := os.Symlink(outside, filepath.Join(dir, "leaky", "secret.txt")); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "linked")
+	if err := os.MkdirAll(elsewhere, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(elsewhere, "SKILL.md"), []byte("---\nname: linked\ndescription: x\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(dir, "linked")); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
 
 func TestServeSkills(t *testing.T) {
 	dir := skillsDir(t)
-	// The symbolic link is a problem: refused, unless --skip-invalid.
+	// The symbolic links are problems: refused, unless --skip-invalid.
 	r := start(t, strings.NewReader(""), io.Discard, "serve", "skills", dir)
-	if code := r.wait(t); code != app.ExitUsage || !strings.Contains(r.stderr.String(), "pdf-processing/secret.txt: is a symbolic link") ||
-		!strings.Contains(r.stderr.String(), "--skip-invalid") {
+	if code := r.wait(t); code != app.ExitUsage || !strings.Contains(r.stderr.String(), "leaky/secret.txt is a symbolic link") ||
+		!strings.Contains(r.stderr.String(), "linked: is a symbolic link") || !strings.Contains(r.stderr.String(), "--skip-invalid") {
 		t.Fatalf("exit %d, stderr %q", code, r.stderr.String())
 	}
 	for _, version := range []mcp.Version{"2026-07-28", "2025-11-25"} {
@@ -74,7 +86,7 @@ func TestServeSkills(t *testing.T) {
 			if data, err := l.ReadFile(t.Context(), "references/FORMS.md"); err != nil || string(data) != "Forms.\n" {
 				t.Errorf("FORMS.md: %q, %v", data, err)
 			}
-			for _, uri := range []string{"skill://pdf-processing/secret.txt", "skill://pdf-processing/.env"} {
+			for _, uri := range []string{"skill://leaky/secret.txt", "skill://leaky/SKILL.md", "skill://linked/SKILL.md", "skill://pdf-processing/.env"} {
 				if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri}); !mcp.IsResourceNotFound(err) {
 					t.Errorf("%s: %v", uri, err)
 				}
