@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -29,8 +30,46 @@ type skillSource struct {
 	root *os.Root // for AddSkillsDir; nil for AddSkills
 }
 
-func (src *skillSource) readDir(name string) ([]fs.DirEntry, error) {
-	return fs.ReadDir(src.fsys, name)
+// dirChunk is how many entries a directory is read by.
+const dirChunk = 256
+
+// errTooManyEntries reports a directory read past its bound.
+var errTooManyEntries = errors.New("too many entries")
+
+// readDir returns the entries of the directory name, sorted by name;
+// errTooManyEntries when it has more than limit, found without reading
+// much more than that (an fs.FS whose directories cannot be read in
+// chunks is read whole).
+func (src *skillSource) readDir(name string, limit int) ([]fs.DirEntry, error) {
+	f, err := src.fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, ok := f.(fs.ReadDirFile)
+	if !ok {
+		ents, err := fs.ReadDir(src.fsys, name)
+		if err == nil && len(ents) > limit {
+			err = errTooManyEntries
+		}
+		return ents, err
+	}
+	var ents []fs.DirEntry
+	for {
+		chunk, err := d.ReadDir(dirChunk)
+		ents = append(ents, chunk...)
+		if len(ents) > limit {
+			return nil, errTooManyEntries
+		}
+		if errors.Is(err, io.EOF) || err == nil && len(chunk) == 0 {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, nil
 }
 
 // errNotRegular reports a path that is not a regular file.

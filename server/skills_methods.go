@@ -123,7 +123,7 @@ func (k *SkillSet) changed(snap *snapshot, e *skillEntry) bool {
 	seen, budget := 0, 2*mcp.MaxSkillResources
 	var walk func(dir string, depth int) bool
 	walk = func(dir string, depth int) bool {
-		ents, err := k.src.readDir(dir)
+		ents, err := k.src.readDir(dir, budget)
 		if err != nil {
 			return true
 		}

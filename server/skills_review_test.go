@@ -2,8 +2,10 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 
@@ -76,5 +78,70 @@ func TestSkillWithUnlistableFilesIsLeftOut(t *testing.T) {
 	}
 	if len(problems) != n {
 		t.Errorf("skills/get rescanned the set: %d problems reported again", len(problems)-n)
+	}
+}
+
+// countingFS counts the directory entries its directories hand out; it
+// offers no ReadDir of its own, so that readers open directories.
+type countingFS struct {
+	fs.FS
+	n *atomic.Int64
+}
+
+func (c countingFS) Open(name string) (fs.File, error) {
+	f, err := c.FS.Open(name)
+	if d, ok := f.(fs.ReadDirFile); ok && err == nil {
+		return countingDir{d, c.n}, nil
+	}
+	return f, err
+}
+
+type countingDir struct {
+	fs.ReadDirFile
+	n *atomic.Int64
+}
+
+func (d countingDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	ents, err := d.ReadDirFile.ReadDir(n)
+	d.n.Add(int64(len(ents)))
+	return ents, err
+}
+
+// TestSkillDirectoriesAreReadWithinBounds: a directory of more entries
+// than the scan may visit is not read whole before the bound is checked,
+// nor a skill's directory, grown since, by skills/get's look for changes.
+func TestSkillDirectoriesAreReadWithinBounds(t *testing.T) {
+	const many = 20_000
+	fsys := fstest.MapFS{"ok/SKILL.md": {Data: []byte("---\nname: ok\ndescription: x\n---\n")}}
+	for i := range many {
+		fsys[fmt.Sprintf("big/f%05d", i)] = &fstest.MapFile{}
+	}
+	var n atomic.Int64
+	srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, nil)
+	defer srv.Close()
+	if _, err := srv.AddSkills(countingFS{fsys, &n}, &server.SkillsOptions{MaxEntries: 1000}); err == nil {
+		t.Fatal("AddSkills visited more entries than MaxEntries")
+	}
+	if got := n.Load(); got > 2000 {
+		t.Errorf("the scan read %d entries to find there were more than 1000", got)
+	}
+
+	delete(fsys, "big")
+	for i := range many {
+		delete(fsys, fmt.Sprintf("big/f%05d", i))
+	}
+	if _, err := srv.AddSkills(countingFS{fsys, &n}, &server.SkillsOptions{MaxEntries: 5000}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range many {
+		fsys[fmt.Sprintf("ok/f%05d", i)] = &fstest.MapFile{}
+	}
+	n.Store(0)
+	sess := mcptest.Connect(t, srv, nil)
+	sess.GetSkill(context.Background(), "skill://ok/SKILL.md")
+	// The look for changes, then the rescan it starts: each within its
+	// bound (twice the files of a skill; MaxEntries).
+	if got := n.Load(); got > 2*mcp.MaxSkillResources+5000+2000 {
+		t.Errorf("skills/get read %d directory entries", got)
 	}
 }

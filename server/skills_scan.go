@@ -90,16 +90,17 @@ func (sc *scanner) cannot(p string, inSkill bool, format string, args ...any) {
 // tells whether a directory above it is a skill. It fails only when the
 // scan must stop: too many entries, or the root unreadable.
 func (sc *scanner) walk(dir string, depth int, inSkill bool) error {
-	ents, err := sc.set.src.readDir(dir)
+	max := sc.set.opts.MaxEntries
+	ents, err := sc.set.src.readDir(dir, max-sc.entries)
+	if sc.entries += len(ents); errors.Is(err, errTooManyEntries) || sc.entries > max {
+		return fmt.Errorf("skills: more than %d files and directories to search (SkillsOptions.MaxEntries): point at a smaller tree", max)
+	}
 	if err != nil {
 		if dir == "." {
 			return fmt.Errorf("skills: reading the root: %w", err)
 		}
 		sc.cannot(dir, inSkill, "cannot be read: %v", err)
 		return nil
-	}
-	if sc.entries += len(ents); sc.entries > sc.set.opts.MaxEntries {
-		return fmt.Errorf("skills: more than %d files and directories to search (SkillsOptions.MaxEntries): point at a smaller tree", sc.set.opts.MaxEntries)
 	}
 	here := slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == mcp.SkillFile && e.Type().IsRegular() })
 	if here {
