@@ -185,25 +185,82 @@ func (s *Server) addSkills(src skillSource, opts *SkillsOptions) (*SkillSet, err
 	for _, p := range problems {
 		o.OnProblem(p)
 	}
-	// The set's URIs may not be another set's, whatever their case.
 	e := s.skillsEngine()
 	e.mu.Lock()
-	for _, other := range e.sets {
-		other.mu.RLock()
-		for folded, uri := range snap.folded {
-			if _, dup := other.snap.folded[folded]; dup {
-				other.mu.RUnlock()
-				e.mu.Unlock()
-				return nil, fmt.Errorf("skills: another skill set serves %s already", uri)
-			}
-		}
-		other.mu.RUnlock()
+	if err := s.overlapsLocked(k, snap); err != nil {
+		e.mu.Unlock()
+		return nil, err
 	}
 	k.snap, k.gen = snap, 1
 	e.sets = append(e.sets, k)
 	e.mu.Unlock()
 	s.syncSkillResources(nil, snap)
 	return k, nil
+}
+
+// overlapsOthers checks snap, k's new snapshot, against the other sets.
+func (s *Server) overlapsOthers(k *SkillSet, snap *snapshot) error {
+	e := s.skillsEngine()
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return s.overlapsLocked(k, snap)
+}
+
+// overlapsLocked (the engine's lock held) refuses a snapshot of k that
+// has a skill that is, holds or lies in another set's skill, whatever
+// their case: a file URI would be served twice, and the enclosing
+// skill's manifest would not be complete.
+func (s *Server) overlapsLocked(k *SkillSet, snap *snapshot) error {
+	for _, other := range s.skills.sets {
+		if other == k {
+			continue
+		}
+		other.mu.RLock()
+		mine, theirs := overlap(snap, other.snap)
+		other.mu.RUnlock()
+		switch {
+		case mine == "":
+		case mine == theirs:
+			return fmt.Errorf("skills: another skill set serves %s already", mine)
+		default:
+			return fmt.Errorf("skills: the skill %s and %s of another skill set lie one within the other", mine, theirs)
+		}
+	}
+	return nil
+}
+
+// overlap returns a skill of a and a skill of b whose directories are
+// the same or one within the other, case folded; "" when there are none.
+func overlap(a, b *snapshot) (string, string) {
+	dirs := func(s *snapshot) map[string]string {
+		m := make(map[string]string, len(s.folded))
+		for folded, uri := range s.folded {
+			m[strings.TrimSuffix(folded, "/"+strings.ToLower(mcp.SkillFile))] = uri
+		}
+		return m
+	}
+	// within returns a skill of x whose directory is, or lies in, one of y.
+	within := func(x, y map[string]string) (string, string) {
+		for d, uri := range x {
+			for p := d; ; {
+				if other, ok := y[p]; ok {
+					return uri, other
+				}
+				i := strings.LastIndexByte(p, '/')
+				if i < 0 {
+					break
+				}
+				p = p[:i]
+			}
+		}
+		return "", ""
+	}
+	da, db := dirs(a), dirs(b)
+	if mine, theirs := within(da, db); mine != "" {
+		return mine, theirs
+	}
+	theirs, mine := within(db, da)
+	return mine, theirs
 }
 
 // validSchemeName reports whether s is a URI scheme.
@@ -289,6 +346,9 @@ func (k *SkillSet) refresh(gen uint64, forced string) (*snapshot, error) {
 		f = map[string]bool{forced: true}
 	}
 	snap, problems, err := k.build(prev, f)
+	if err == nil {
+		err = k.srv.overlapsOthers(k, snap)
+	}
 	if err != nil {
 		k.srv.log.Warn("skills: rescanning failed; serving what was scanned before", "error", err)
 		return prev, err

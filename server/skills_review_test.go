@@ -145,3 +145,47 @@ func TestSkillDirectoriesAreReadWithinBounds(t *testing.T) {
 		t.Errorf("skills/get read %d directory entries", got)
 	}
 }
+
+// TestSkillSetsDoNotOverlap: a set whose skill lies inside another set's
+// skill would serve a file URI twice (reads go to one set, and the other
+// set's entry never verifies), and break the enclosing skill's complete
+// manifest: it is refused, both ways.
+func TestSkillSetsDoNotOverlap(t *testing.T) {
+	srv, _ := newSkillsServer(t, skillsFS(), nil)
+	inner := fstest.MapFS{
+		"regional/SKILL.md": {Data: []byte("---\nname: regional\ndescription: x\n---\n")},
+		"regional/eu.md":    {Data: []byte("another EU invoice\n")},
+	}
+	if _, err := srv.AddSkills(inner, &server.SkillsOptions{Prefix: "pdf-processing/templates"}); err == nil {
+		sess := mcptest.Connect(t, srv, nil)
+		entry, _ := sess.GetSkill(context.Background(), "skill://pdf-processing/templates/regional/SKILL.md")
+		l, err := sess.LoadSkill(context.Background(), entry, nil)
+		if err == nil {
+			_, err = l.ReadFile(context.Background(), "eu.md")
+		}
+		t.Fatalf("a set inside another's skill was added; reading its file: %v", err)
+	}
+	outer := fstest.MapFS{"pdf/SKILL.md": {Data: []byte("---\nname: pdf\ndescription: x\n---\n")}}
+	srv2, _ := newSkillsServer(t, fstest.MapFS{"templates/SKILL.md": {Data: []byte("---\nname: templates\ndescription: x\n---\n")}}, &server.SkillsOptions{Prefix: "pdf"})
+	if _, err := srv2.AddSkills(outer, nil); err == nil {
+		t.Fatal("a set whose skill encloses another set's skill was added")
+	}
+}
+
+// TestSkillSetsDoNotOverlapAfterReload: the same holds for a skill that a
+// rescan finds.
+func TestSkillSetsDoNotOverlapAfterReload(t *testing.T) {
+	srv, _ := newSkillsServer(t, skillsFS(), nil)
+	other := fstest.MapFS{"other/SKILL.md": {Data: []byte("---\nname: other\ndescription: x\n---\n")}}
+	set, err := srv.AddSkills(other, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other["pdf-processing/templates/regional/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: regional\ndescription: x\n---\n")}
+	if err := set.Reload(); err == nil {
+		t.Error("Reload found a skill inside another set's skill, and served it")
+	}
+	if n := len(set.Skills()); n != 1 {
+		t.Errorf("the set serves %d skills", n)
+	}
+}
