@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -143,9 +143,12 @@ func equalJSON(a, b any) bool {
 		if !ok {
 			return false
 		}
-		x, okx := new(big.Rat).SetString(a.String())
-		y, oky := new(big.Rat).SetString(b.String())
-		return okx && oky && x.Cmp(y) == 0
+		x, okx := canonNumber(string(a))
+		y, oky := canonNumber(string(b))
+		if !okx || !oky {
+			return a == b
+		}
+		return x == y
 	case map[string]any:
 		b, ok := b.(map[string]any)
 		if !ok || len(a) != len(b) {
@@ -171,6 +174,42 @@ func equalJSON(a, b any) bool {
 		return true
 	}
 	return a == b
+}
+
+// decimal is a number's value: its sign, its significant digits (no
+// leading or trailing zero; "0" for zero) and the power of ten they are
+// multiplied by.
+type decimal struct {
+	neg    bool
+	digits string
+	exp    int64
+}
+
+// canonNumber returns the value of a JSON number, compared without
+// arithmetic on big numbers (whose cost a huge exponent would make the
+// sender's choice). It reports false for an exponent beyond ±2^62.
+func canonNumber(s string) (decimal, bool) {
+	var d decimal
+	if d.neg = strings.HasPrefix(s, "-"); d.neg {
+		s = s[1:]
+	}
+	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	if hasExp {
+		e, err := strconv.ParseInt(exp, 10, 64)
+		if err != nil || e > 1<<62 || e < -(1<<62) {
+			return d, false
+		}
+		d.exp = e
+	}
+	digits := strings.TrimLeft(whole+frac, "0")
+	d.exp -= int64(len(frac))
+	trimmed := strings.TrimRight(digits, "0")
+	d.exp += int64(len(digits) - len(trimmed))
+	if d.digits = trimmed; trimmed == "" {
+		return decimal{digits: "0"}, true
+	}
+	return d, true
 }
 
 // ValidateSkillName checks a skill name against the Agent Skills naming
