@@ -189,3 +189,19 @@ func TestSkillSetsDoNotOverlapAfterReload(t *testing.T) {
 		t.Errorf("the set serves %d skills", n)
 	}
 }
+
+// TestSkillFileNamesDoNotCollideOnceNormalised: a host that keeps a
+// skill's files on disk may fold case (macOS, Windows) and drop trailing
+// dots and spaces (Windows): two names equal after that would overwrite
+// each other there. Such a skill is left out.
+func TestSkillFileNamesDoNotCollideOnceNormalised(t *testing.T) {
+	skill := &fstest.MapFile{Data: []byte("---\nname: a\ndescription: x\n---\n")}
+	for _, names := range [][2]string{{"notes.md", "NOTES.md"}, {"notes.md", "notes.md."}, {"notes.md", "notes.md "}, {"dir/x", "dir./x"}} {
+		fsys := fstest.MapFS{"a/SKILL.md": skill, "a/" + names[0]: {Data: []byte("1")}, "a/" + names[1]: {Data: []byte("2")}}
+		srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, nil)
+		if set, err := srv.AddSkills(fsys, &server.SkillsOptions{OnProblem: func(error) {}}); err != nil || len(set.Skills()) != 0 {
+			t.Errorf("%q and %q: the skill is served (%v)", names[0], names[1], err)
+		}
+		srv.Close()
+	}
+}

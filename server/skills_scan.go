@@ -323,10 +323,10 @@ func (k *SkillSet) buildSkill(dir string, files []scannedFile, h *hasher) (*skil
 		if dir == "." {
 			rel = f.path
 		}
-		if other, dup := folded[strings.ToLower(rel)]; dup {
-			return nil, fmt.Errorf("the files %s and %s differ only in case", other, rel)
+		if other, dup := folded[foldPath(rel)]; dup {
+			return nil, fmt.Errorf("the files %q and %q would be one file where case is folded or trailing dots and spaces dropped", other, rel)
 		}
-		folded[strings.ToLower(rel)] = rel
+		folded[foldPath(rel)] = rel
 		escaped, err := escapePath(rel)
 		if err != nil {
 			return nil, fmt.Errorf("the file %s: %w", rel, err)
@@ -367,6 +367,18 @@ func (k *SkillSet) buildSkill(dir string, files []scannedFile, h *hasher) (*skil
 	e.skill.Frontmatter = fm
 	e.resource = mcp.Resource{URI: uri, Name: fm.Name(), Description: fm.Description(), MimeType: mcp.MimeTypeMarkdown, Size: new(md.size)}
 	return e, nil
+}
+
+// foldPath returns the form a relative path takes on a file system that
+// folds case and drops the trailing dots and spaces of names (Windows;
+// macOS folds case): two files of a skill must not share it, or a host
+// that keeps the skill on disk would write one over the other.
+func foldPath(rel string) string {
+	segs := strings.Split(strings.ToLower(rel), "/")
+	for i, s := range segs {
+		segs[i] = strings.TrimRight(s, ". ")
+	}
+	return strings.Join(segs, "/")
 }
 
 func boolInt(b bool) int {
