@@ -299,7 +299,11 @@ func (k *SkillSet) Reload() error {
 }
 
 // Close stops serving the set, and closes its directory (AddSkillsDir).
+// It waits for a rescan under way, which could otherwise list the set's
+// SKILL.md files again after Close removed them.
 func (k *SkillSet) Close() error {
+	k.rebuild.Lock()
+	defer k.rebuild.Unlock()
 	e := k.srv.skillsEngine()
 	e.mu.Lock()
 	for i, x := range e.sets {
@@ -310,9 +314,12 @@ func (k *SkillSet) Close() error {
 	}
 	e.mu.Unlock()
 	k.mu.Lock()
-	old := k.snap
+	old, was := k.snap, k.closed
 	k.closed = true
 	k.mu.Unlock()
+	if was {
+		return nil
+	}
 	k.srv.syncSkillResources(old, nil)
 	if k.src.root != nil {
 		return k.src.root.Close()

@@ -140,3 +140,22 @@ func TestSkillFileSwappedForALinkOrAPipe(t *testing.T) {
 		t.Errorf("skills/get of the skill that now holds a link and a FIFO: %v", err)
 	}
 }
+
+// TestSkillSetCloseTwice: closing a set again does nothing.
+func TestSkillSetCloseTwice(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, nil)
+	defer srv.Close()
+	set, err := srv.AddSkillsDir(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := set.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := set.Close(); err != nil {
+		t.Errorf("the second Close: %v", err)
+	}
+	if err := set.Reload(); err != nil {
+		t.Errorf("Reload after Close: %v", err)
+	}
+}
