@@ -87,6 +87,22 @@
 // questions) and returns the final result. Legacy sessions have
 // CallToolAsTask and the tasks/* methods.
 //
+// # Skills
+//
+// A server that declares the Skills extension (SEP-2640) serves Agent
+// Skills. Skills and GetSkill read entries (name, description, the
+// manifest of files with their digests), never a file. LoadSkill loads a
+// skill as a host must: it validates the entry, reads its SKILL.md and
+// nothing else, and verifies the SKILL.md's size, digest and frontmatter
+// against the entry; LoadedSkill.ReadFile reads another file when asked,
+// only if the held entry lists it, verified too. A mismatch is a
+// *SkillVerificationError naming the file and what differs; refresh the
+// entry with GetSkill and load again.
+//
+//	for entry, err := range sess.Skills(ctx) { ... }
+//	skill, err := sess.LoadSkill(ctx, entry, nil)
+//	data, err := skill.ReadFile(ctx, "references/FORMS.md")
+//
 // # A server that answers wrongly
 //
 // A response that is not a valid message (not JSON-RPC 2.0, cut short,
