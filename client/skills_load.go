@@ -148,7 +148,14 @@ func (l *LoadedSkill) ReadFile(ctx context.Context, name string) ([]byte, error)
 // resolve returns the URI of the listed file named by name.
 func (l *LoadedSkill) resolve(name string) (string, error) {
 	if strings.Contains(name, "://") {
-		if _, ok := l.Entry.Resource(name); ok || l.Entry.Dynamic && strings.HasPrefix(name, l.dir+"/") {
+		if _, ok := l.Entry.Resource(name); ok {
+			return name, nil
+		}
+		if rel, ok := strings.CutPrefix(name, l.dir+"/"); ok && l.Entry.Dynamic {
+			// No manifest: the URI must at least stay in the skill.
+			if err := mcp.ValidateSkillFilePath(rel); err != nil {
+				return "", fmt.Errorf("mcp client: %s is not a file of the skill: %w", clipText(name, 200), err)
+			}
 			return name, nil
 		}
 		return "", &SkillVerificationError{Skill: l.Entry.URI, File: name, What: "unlisted", Detail: "the held entry does not list the file"}

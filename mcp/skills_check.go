@@ -327,6 +327,19 @@ func validScheme(s string) bool {
 	return strings.Trim(strings.ToLower(s), "abcdefghijklmnopqrstuvwxyz0123456789+-.") == ""
 }
 
+// ValidateSkillFilePath checks the path of a skill's file in its URI,
+// after the skill's directory ("references/FORMS.md"): segments neither
+// empty, "." nor "..", without a query, fragment, backslash, space or
+// control character, nor a percent-encoded dot, slash, backslash or NUL.
+// A host that keeps skills on disk can join such a path to a directory
+// without leaving it.
+func ValidateSkillFilePath(rel string) error {
+	if err := safePath(strings.Split(rel, "/")); err != nil {
+		return fmt.Errorf("mcp: the skill file path %q: %w", clipURI(rel), err)
+	}
+	return nil
+}
+
 // safePath checks the segments of a URI's path (after "scheme://").
 func safePath(segs []string) error {
 	for _, s := range segs {
