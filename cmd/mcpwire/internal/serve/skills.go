@@ -102,8 +102,9 @@ func serveSkills(ctx context.Context, dirs []string, opts *server.Options, prefi
 			closeAll()
 			return nil, nil, app.UsageErrorf("%s: %s (serve the valid skills with --skip-invalid)", dir, describeProblems(problems))
 		}
-		if len(set.Skills()) == 0 {
-			opts.Logger.Warn("no skill in the directory (a skill is a directory with a SKILL.md)", "dir", dir)
+		if len(set.Skills()) == 0 && reload == 0 {
+			closeAll()
+			return nil, nil, app.UsageErrorf("%s: no skill found (a skill is a directory with a SKILL.md; --reload serves the directory until skills are added)", dir)
 		}
 	}
 	if reload == 0 {

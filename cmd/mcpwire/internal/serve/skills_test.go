@@ -142,3 +142,26 @@ func TestServeSkillsUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestServeSkillsEmptyDirectory: a directory without any skill is
+// probably the wrong one: serve skills says so rather than serve nothing
+// (unless --reload, which will see skills added later).
+func TestServeSkillsEmptyDirectory(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("not a skill\n"), 0o644)
+	r := start(t, strings.NewReader(""), io.Discard, "serve", "skills", dir)
+	if code := r.wait(t); code != app.ExitUsage || !strings.Contains(r.stderr.String(), "no skill") {
+		t.Errorf("exit %d, stderr %q", code, r.stderr.String())
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	r = start(t, inR, outW, "serve", "skills", "--reload", "1h", dir)
+	cs := connect(t, &pipeTransport{r: outR, w: inW}, "2026-07-28", nil)
+	if _, ok := cs.ServerCapabilities().Skills(); !ok {
+		t.Error("with --reload, an empty directory is served")
+	}
+	cs.Close()
+	r.wait(t)
+	inR.Close()
+	outR.Close()
+}
