@@ -62,7 +62,7 @@ var layers = map[string][]string{
 // of the layering runs back up (TestFloors holds the layers table to it;
 // TestLayering holds the code to the table). docs/design.md draws it.
 var floors = [][]string{
-	{"", "internal/jsonscan", "internal/track", "servers/filesystem/internal/glob", "servers/filesystem/internal/udiff"}, // 0: the foundations, standard library only (the module's overview and version; the JSON scanner; stream tracking; the filesystem server's glob and diff)
+	{"", "internal/jsonscan", "internal/track", "internal/frontmatter", "servers/filesystem/internal/glob", "servers/filesystem/internal/udiff"}, // 0: the foundations, standard library only (the module's overview and version; the JSON scanner; stream tracking; SKILL.md frontmatter; the filesystem server's glob and diff)
 	{"jsonrpc", "internal/jsonschema"},                           // 1: JSON-RPC 2.0; the JSON Schema engine
 	{"mcp", "transport", "internal/jsonschema/full"},             // 2: the protocol's types; the message-level seam; the full schema engine
 	{"internal/peer", "store", "auth", "transport/internal/sse"}, // 3: what server and client share; what instances share; authorization; the SSE codec
