@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mcpwire/mcpwire"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
@@ -61,7 +63,7 @@ added or removed.`,
 			fs.Var(app.NamedString(&prefix, "PATH"), "prefix", "serve the skills under this path, as skill://PATH/NAME/SKILL.md (segments of A-Z a-z 0-9 . _ ~ -)")
 			fs.BoolVar(&skipInvalid, "skip-invalid", false, "serve the valid skills and leave out the others, rather than stop")
 			fs.DurationVar(&reload, "reload", 0, "rescan the directories this often, for skills added or removed (0: never)")
-			return func(ctx context.Context, dirs []string, opts *server.Options) (*server.Server, func() error, error) {
+			return func(ctx context.Context, dirs []string, _ io.Writer, opts *server.Options) (*server.Server, func() error, error) {
 				if reload < 0 {
 					return nil, nil, app.UsageErrorf("--reload %v: want a positive interval, or 0", reload)
 				}
@@ -76,7 +78,7 @@ func serveSkills(ctx context.Context, dirs []string, opts *server.Options, prefi
 	if opts.Instructions == "" {
 		opts.Instructions = "This server serves Agent Skills (skills/list, skills/get): load a skill by the URI of its SKILL.md, then read its files by their skill:// URIs when the skill asks for them."
 	}
-	srv := server.New(mcp.Implementation{Name: "mcpwire-skills", Title: "mcpwire skills", Version: app.Version()}, opts)
+	srv := server.New(mcp.Implementation{Name: "mcpwire-skills", Title: "mcpwire skills", Version: mcpwire.Version()}, opts)
 	var sets []*server.SkillSet
 	closeAll := func() error {
 		var errs []error
