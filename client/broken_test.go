@@ -86,6 +86,7 @@ func serveBroken(r io.Reader, w io.Writer, s brokenServer) {
 // stdio server process would be reached (the same line connection).
 type pipeTransport struct {
 	serve brokenServer
+	lines func(r io.Reader, w io.Writer) // instead of serve: the server itself
 	wg    *sync.WaitGroup
 }
 
@@ -100,7 +101,11 @@ func (p pipeTransport) Connect(ctx context.Context) (transport.Conn, error) {
 		return nil, err
 	}
 	p.wg.Go(func() {
-		serveBroken(sr, sw, p.serve)
+		if p.lines != nil {
+			p.lines(sr, sw)
+		} else {
+			serveBroken(sr, sw, p.serve)
+		}
 		sw.Close()
 		sr.Close()
 	})
@@ -227,3 +232,61 @@ func TestConnectToleratesStrayOutput(t *testing.T) {
 	sess.Close()
 }
 
+// Regression (issue 20, item 1): a client answered every line from its
+// server that was not a valid message with an error, so a program that
+// replies to every line it reads (an echo, a REPL) answered the error,
+// the client answered that, and the two went on until the deadline
+// (mcpwire tools -- text.sh ended at "message 30085" after 30 s). JSON-RPC
+// asks the side that handles requests to answer what it cannot parse; a
+// client's peer is a server, which must send only valid messages, so the
+// client reports such a frame (see TestConnectNamesInvalidAnswer) and
+// never answers it.
+func TestClientNeverAnswersAServersInvalidFrame(t *testing.T) {
+	for _, reply := range []string{"you said: %s", `{"echo":%q}`, `[%q]`} {
+		t.Run(reply, func(t *testing.T) {
+			var wg sync.WaitGroup
+			defer wg.Wait()
+			var mu sync.Mutex
+			var lines []string // what the client wrote, in order
+			echo := pipeTransport{wg: &wg, lines: func(r io.Reader, w io.Writer) {
+				sc := bufio.NewScanner(r)
+				sc.Buffer(nil, 1<<20)
+				for sc.Scan() {
+					mu.Lock()
+					lines = append(lines, sc.Text())
+					n := len(lines)
+					mu.Unlock()
+					if n > 1000 {
+						return // the loop: enough to fail
+					}
+					if _, err := fmt.Fprintf(w, reply+"\n", sc.Text()); err != nil {
+						return
+					}
+				}
+			}}
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			c := client.New(mcp.Implementation{Name: "test", Version: "1"}, &client.Options{ProbeTimeout: 100 * time.Millisecond})
+			sess, err := c.Connect(ctx, echo)
+			if err == nil {
+				sess.Close()
+				t.Fatal("Connect succeeded")
+			}
+			var fe *jsonrpc.FrameError
+			if !errors.As(err, &fe) {
+				t.Errorf("Connect: %v, want a *jsonrpc.FrameError naming the line", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for i, l := range lines {
+				var m struct {
+					Method *string         `json:"method"`
+					Error  json.RawMessage `json:"error"`
+				}
+				if json.Unmarshal([]byte(l), &m) != nil || m.Method == nil || m.Error != nil {
+					t.Fatalf("the client wrote %d lines; line %d is not a request of its own: %.200s", len(lines), i+1, l)
+				}
+			}
+		})
+	}
+}

@@ -203,6 +203,7 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		Context:         context.WithValue(context.Background(), sessionKey{}, s), // SessionFromContext (context.go)
 		OnClosed:        s.closed,
 		Logger:          c.log,
+		Client:          true, // a frame from the server that is not a valid message is reported, not answered
 	})
 	s.peer.Bind(s.conn)
 	if err := s.handshake(ctx, c.knownEra(addr)); err != nil {
