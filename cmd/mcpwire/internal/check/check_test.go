@@ -275,6 +275,27 @@ func TestCheckOfAProgramThatDoesNotSpeakJSONRPC(t *testing.T) {
 	}
 }
 
+// Regression (issue 20, item 2): the check closed each server process it
+// started by closing its stdin and waiting 2 s for it to exit, whatever
+// --timeout had left: a server that does not exit when its stdin ends
+// (the check starts several) held the check seconds past its bound.
+// The wait for the exit ends with --timeout, then the process is killed.
+func TestCheckCloseIsBoundedByTimeout(t *testing.T) {
+	const timeout = 2 * time.Second
+	e := clitest.NewEnv(t, clitest.ServerOptions{}, Family())
+	start := time.Now()
+	code := e.Execute("check", "--timeout", timeout.String(), "--", os.Args[0], brokenArg, "linger")
+	// The bound, and at most a second to kill a process and read the
+	// end of its output (exec.Cmd.WaitDelay), and slack for a busy
+	// machine; each close past the bound takes 2 s more.
+	if d := time.Since(start); d > timeout+1500*time.Millisecond {
+		t.Errorf("mcpwire check --timeout %v took %v (exit %d): %s", timeout, d.Round(time.Millisecond), code, e.Stderr.String())
+	}
+	if code != app.ExitFailure || !strings.Contains(e.Stderr.String(), "did not finish within 2s (see --timeout)") {
+		t.Errorf("exit %d, stderr %q; want %d and the bound named", code, e.Stderr.String(), app.ExitFailure)
+	}
+}
+
 // TestCheckUsage checks the mistakes of a command line.
 func TestCheckUsage(t *testing.T) {
 	for _, tc := range []struct {

@@ -26,6 +26,9 @@
 // answer (a server that prints a banner answers right after it); one that
 // does not is not an MCP server, and the check ends there, in either era,
 // quoting the first such line (stdioWire.exchange, notJSONRPCError).
+// A process is stopped as MCP asks: its stdin is closed, and it is killed
+// if it has not exited two seconds later, or when --timeout runs out,
+// whichever comes first.
 //
 // A frame that breaks JSON-RPC may go unanswered: over stdio the wire
 // sends a probe after it (ping, or server/discover in the stateless era)
