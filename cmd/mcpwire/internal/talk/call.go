@@ -72,7 +72,7 @@ With --json, print the tools/call result.`,
 
 // runCall calls the tool and prints its result.
 func runCall(ctx context.Context, a *app.App, o *callOptions) error {
-	var asked unanswered
+	asked := unanswered{verb: "call"}
 	return a.WithSessionOptions(ctx, asked.options(), func(ctx context.Context, s *client.Session) error {
 		if err := learnTool(ctx, s, o.Tool, a.Logger()); err != nil {
 			return err
@@ -80,8 +80,8 @@ func runCall(ctx context.Context, a *app.App, o *callOptions) error {
 		callCtx, cancel := asked.start(ctx)
 		res, err := s.CallTool(callCtx, &mcp.CallToolParams{Name: o.Tool, Arguments: o.Arguments})
 		cancel()
-		if err := asked.err(o.Tool); err != nil {
-			return app.Failure(err)
+		if err := asked.err("tool", o.Tool); err != nil {
+			return err
 		}
 		if err != nil {
 			return err

@@ -245,6 +245,33 @@ func TestCallOfAToolThatAsks(t *testing.T) {
 	}
 }
 
+// Regression (issue 20, item 3): a prompt or a resource may ask too, but
+// only call said what a question needs: get and read failed in the
+// words of the server (a session: the error the handler returned when
+// the client refused; the stateless era: "Missing required client
+// capability"), differently in each era, naming nothing to do.
+func TestGetAndReadOfAPromptOrResourceThatAsks(t *testing.T) {
+	const user, model = "asks the user a question (\"Which topic?\")", "asks the model for a completion (sampling)"
+	for _, tc := range []struct{ args, want string }{
+		{"get ask", `prompt "ask" ` + user + `, which mcpwire get cannot answer: get it from mcpwire inspect, which shows the question and sends your answer`},
+		{"get think", `prompt "think" ` + model + `, which mcpwire get cannot answer: get it from mcpwire inspect, where you answer as the model`},
+		{"read test://ask", `resource "test://ask" ` + user + `, which mcpwire read cannot answer: read it from mcpwire inspect, which shows the question and sends your answer`},
+		{"read test://think", `resource "test://think" ` + model + `, which mcpwire read cannot answer: read it from mcpwire inspect, where you answer as the model`},
+	} {
+		for _, v := range []mcp.Version{mcp.Latest, mcp.LatestLegacy} {
+			t.Run(tc.args+"/"+string(v), func(t *testing.T) {
+				e := newTestEnv(t, clitest.ServerOptions{Asking: true})
+				code := e.Execute(append(strings.Fields(tc.args), "--protocol", string(v), "--", "srv")...)
+				if code != app.ExitFailure {
+					t.Errorf("exit %d, want %d", code, app.ExitFailure)
+				}
+				clitest.CheckOutput(t, "stderr", e.Stderr.String(), "mcpwire: "+tc.want+"\n")
+				clitest.CheckOutput(t, "stdout", e.Stdout.String(), "")
+			})
+		}
+	}
+}
+
 func TestCallUnknownTool(t *testing.T) {
 	for _, v := range eras {
 		t.Run(string(v), func(t *testing.T) {
