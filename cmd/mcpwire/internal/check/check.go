@@ -76,7 +76,7 @@ func (c *checker) wire(url string, modern bool) (wire, error) {
 	if url == "" {
 		w, err := startStdio(t.Cmd(), c.rec, c.logw, c.o.timeout)
 		if err != nil {
-			return nil, app.ConnectErrorf("cannot start the server %q: %v", t.Command[0], app.UnwrapPathError(err))
+			return nil, app.StartError(t.Command[0], err)
 		}
 		return w, nil
 	}
@@ -112,10 +112,14 @@ func (c *checker) run(ctx context.Context, url string) error {
 			c.legacyChecks(ctx, legacy, url)
 			legacy.w.close(ctx)
 		}
-		if errors.As(legacyErr, &nj) {
+		var start *app.ExitError
+		switch {
+		case errors.As(legacyErr, &nj):
 			// Not a server that speaks another era: one that does not
 			// speak JSON-RPC at all.
 			return app.ConnectErrorf("cannot check the server: %v", nj)
+		case errors.As(legacyErr, &start):
+			return legacyErr // it cannot be started (or reached): no era can be checked
 		}
 	}
 	if (want == "" || mcp.IsModern(want)) && ctx.Err() == nil { // no server is started past --timeout

@@ -304,7 +304,7 @@ func TestCheckUsage(t *testing.T) {
 	}{
 		{[]string{"check", "--url", "http://a/mcp", "--url", "http://b/mcp", "--url", "http://c/mcp"}, "give --url once, or twice"},
 		{[]string{"check", "--call", "=x", "--", "server"}, "want TOOL=ARGS"},
-		{[]string{"check", "--call", "t=[1]", "--", "server"}, "--call t: : want a JSON object"},
+		{[]string{"check", "--call", "t=[1]", "--", "server"}, "--call t: want a JSON object"},
 		{[]string{"check", "--response-timeout", "0", "--", "server"}, "--response-timeout must be positive"},
 	} {
 		e := clitest.NewEnv(t, clitest.ServerOptions{}, Family())

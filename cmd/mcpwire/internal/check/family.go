@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -139,8 +140,12 @@ func (o *options) parseCalls(calls []string, a *app.App) error {
 			return app.UsageErrorf("--call %q: want TOOL=ARGS, as in --call 'search={\"q\": \"mcp\"}'", c)
 		}
 		raw, err := app.ReadArgs(args, a.Stdin)
-		if err != nil {
-			return app.UsageErrorf("--call %s: %s", name, strings.TrimPrefix(app.Message(err), "--args"))
+		var pe *app.PairsError
+		switch {
+		case errors.As(err, &pe):
+			return app.UsageErrorf("--call %s: the arguments are a JSON object, not %s: --call %s", name, pe.Given, app.ShellQuote(name+"="+pe.Object))
+		case err != nil:
+			return app.UsageErrorf("--call %s: %s", name, strings.TrimPrefix(app.Message(err), "--args: "))
 		}
 		o.calls = append(o.calls, toolCall{name: name, args: json.RawMessage(raw)})
 	}
