@@ -296,6 +296,32 @@ func TestCheckCloseIsBoundedByTimeout(t *testing.T) {
 	}
 }
 
+// Regression (issue 19): mcpwire check --help said that --timeout is "2
+// minutes unless given", and listed it among the global flags with
+// "(default 30s)". check's --timeout is a flag of its own, whose default
+// the help shows; it bounds the check, as the global one bounds the
+// other commands.
+func TestCheckHelpShowsItsTimeout(t *testing.T) {
+	e := clitest.NewEnv(t, clitest.ServerOptions{}, Family())
+	if code := e.Execute("check", "--help"); code != 0 {
+		t.Fatalf("exit %d: %s", code, e.Stderr.String())
+	}
+	var lines []string
+	for l := range strings.Lines(e.Stdout.String()) {
+		if strings.Contains(l, "--timeout duration") {
+			lines = append(lines, strings.TrimSpace(l))
+		}
+	}
+	if len(lines) != 1 || !strings.HasSuffix(lines[0], "(default 2m0s)") {
+		t.Errorf("the help's --timeout: %q, want one line, (default 2m0s)", lines)
+	}
+	// A negative bound is refused as the global one is; 0 lifts it.
+	e = clitest.NewEnv(t, clitest.ServerOptions{}, Family())
+	if code := e.Execute("check", "--timeout", "-1s", "--", "srv"); code != app.ExitUsage || !strings.Contains(e.Stderr.String(), "--timeout must not be negative") {
+		t.Errorf("--timeout -1s: exit %d, %s", code, e.Stderr.String())
+	}
+}
+
 // TestCheckUsage checks the mistakes of a command line.
 func TestCheckUsage(t *testing.T) {
 	for _, tc := range []struct {
