@@ -130,7 +130,9 @@ func (a *App) dial(ctx context.Context, t *Target, log *slog.Logger, o *client.O
 	}
 	opts.Version, opts.Logger = a.Global.Protocol, log
 	c := client.New(mcp.Implementation{Name: "mcpwire", Version: mcpwire.Version()}, a.ClientOptions(&opts))
+	stop := a.WaitNotice(t, log)
 	sess, err := c.Connect(ctx, l.Transport)
+	stop()
 	if err != nil {
 		l.done()
 		var e *ExitError

@@ -106,8 +106,11 @@ func (c *checker) run(ctx context.Context, url string) error {
 	var legacy, modern *peer
 	var legacyErr, modernErr error
 	var nj *notJSONRPCError
+	stop := c.a.WaitNotice(&c.a.Global.Target, c.a.Logger()) // until the first server answers
+	defer stop()
 	if want == "" || mcp.IsLegacy(want) {
 		legacy, legacyErr = c.openLegacy(ctx, url)
+		stop()
 		if legacy != nil {
 			c.legacyChecks(ctx, legacy, url)
 			legacy.w.close(ctx)
@@ -124,6 +127,7 @@ func (c *checker) run(ctx context.Context, url string) error {
 	}
 	if (want == "" || mcp.IsModern(want)) && ctx.Err() == nil { // no server is started past --timeout
 		modern, modernErr = c.openModern(ctx, url)
+		stop()
 		if errors.As(modernErr, &nj) {
 			return app.ConnectErrorf("cannot check the server: %v", nj)
 		}
