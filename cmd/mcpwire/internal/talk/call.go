@@ -53,7 +53,7 @@ that it handles both questions, so that servers ask rather than fail in
 words of their own, and refuses them.)
 
 With --json, print the tools/call result.`,
-		Example: `  mcpwire call echo --args '{"text": "hi"}' -- go run ./examples/hello
+		Example: `  mcpwire call greet --args '{"name": "Ada"}' -- go run ./examples/hello
   mcpwire call search --args @query.json -- ./server
   echo '{"n": 3}' | mcpwire call count --args - -- ./server`,
 		GroupID:           groupTools,

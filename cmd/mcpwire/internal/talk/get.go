@@ -30,7 +30,7 @@ A prompt that asks something back, the user (elicitation) or the model
 with status 1; get it from mcpwire inspect, which shows the question.
 
 With --json, print the prompts/get result.`,
-		Example:           `  mcpwire get greet --args '{"who": "Ada"}' -- go run ./examples/hello`,
+		Example:           `  mcpwire get welcome --args '{"name": "Ada"}' -- go run ./examples/hello`,
 		GroupID:           groupPrompts,
 		Args:              app.ServerArgs("PROMPT"),
 		ValidArgsFunction: a.CompleteArgs(1),

@@ -32,7 +32,7 @@ A resource that asks something back, the user (elicitation) or the model
 with status 1; read it from mcpwire inspect, which shows the question.
 
 With --json, print the resources/read result (binary contents in base64).`,
-		Example: `  mcpwire read file:///notes.txt -- ./server
+		Example: `  mcpwire read hello://readme -- go run ./examples/hello
   mcpwire read images://logo --output logo.png -- ./server`,
 		GroupID:           groupResources,
 		Args:              app.ServerArgs("URI"),
