@@ -50,6 +50,9 @@ const (
 var fixtureFiles = map[string]string{
 	"README.md": "# notes\n\nA directory for the examples of mcpwire's documentation.\n",
 	"notes.txt": "buy milk\n",
+	// A folder of Agent Skills, for "mcpwire serve skills ./skills".
+	"skills/pdf-processing/SKILL.md":           "---\nname: pdf-processing\ndescription: Extract text and tables from PDF files.\n---\n\nRun scripts/extract.py on the file.\n",
+	"skills/pdf-processing/scripts/extract.py": "print('text')\n",
 }
 
 // classify decides whether the example e runs here, and how: e.run is
@@ -348,6 +351,9 @@ func newHarness(t *testing.T, root string) *harness {
 	}
 	t.Logf("built examples/hello, examples/http and examples/client in %v", time.Since(start).Round(time.Millisecond))
 	for name, content := range fixtureFiles {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(h.dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(h.dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}

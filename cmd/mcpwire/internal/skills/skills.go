@@ -52,7 +52,7 @@ With --json, print {"skills": [...]} (every page of skills/list), or
 {"skill": ENTRY, "content": "..."} for a loaded skill, with "file" and
 "fileContent" for --file.`,
 		Example: `  mcpwire skills -- mcpwire serve skills ~/.claude/skills
-  mcpwire skills pdf-processing --url http://localhost:3000/mcp
+  mcpwire skills pdf-processing --url https://mcp.example.com/mcp
   mcpwire skills skill://acme/billing/refunds/SKILL.md --file examples/email.md @docs`,
 		GroupID:           groupSkills,
 		Args:              skillArgs,
