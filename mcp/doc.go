@@ -78,6 +78,12 @@
 // Skill.Validate, SkillFrontmatter.Check and ValidateSkillName are the
 // extension's and the Agent Skills specification's rules, for servers to
 // check what they serve and hosts what they load.
+// MCP Apps (ExtensionApps, SEP-1865): a tool names its HTML interface in
+// _meta.ui (AppToolMeta, read with AppOfTool, written with SetAppOfTool),
+// a ui:// resource of type AppMIMEType whose _meta.ui holds its sandbox
+// policy (AppResourceMeta: CSP sources, permissions, domain, border).
+// Their decoders are strict: member names case-sensitive, duplicates and
+// wrong types refused, lists bounded, errors wrapping ErrAppMeta.
 //
 // # Errors
 //
