@@ -91,6 +91,28 @@
 //
 //	set, err := srv.AddSkillsDir("skills", &server.SkillsOptions{DirectoryRead: true})
 //
+// # MCP Apps
+//
+// A tool may come with an interactive interface (the MCP Apps extension,
+// SEP-1865): an HTML document, served as a ui:// resource of type
+// text/html;profile=mcp-app, that a host renders in a sandbox beside the
+// tool's result. The App inside can call the server's tools through the
+// host, among them tools only Apps may call:
+//
+//	srv.AddApp(&server.App{URI: "ui://clock/view", Name: "clock", HTML: page})
+//	srv.AddAppTool(&mcp.Tool{Name: "show_time"},
+//		mcp.AppToolMeta{ResourceURI: "ui://clock/view"}, showTime)
+//	srv.AddAppTool(&mcp.Tool{Name: "tick"}, mcp.AppToolMeta{
+//		ResourceURI: "ui://clock/view",
+//		Visibility:  []mcp.AppVisibility{mcp.AppVisibilityApp},
+//	}, tick)
+//
+// Adding a tool whose _meta.ui names something other than a ui:// URI, or
+// an interface the server does not serve, is an error (ErrApp); add the
+// App first. The server lists every tool to every client: keeping
+// app-only tools from the model, and model-only tools from Apps, is the
+// host's part. examples/apps is a complete App.
+//
 // # Errors
 //
 // A tool's failures are results (IsError), never protocol errors. A
