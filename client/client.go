@@ -62,6 +62,11 @@ type Options struct {
 	// task; CallTool then follows the task to its end. The core tasks of
 	// 2025-11-25 need no option. See Session.CallToolAsTask on both.
 	Tasks bool
+	// Apps declares the MCP Apps extension (io.modelcontextprotocol/ui,
+	// for text/html;profile=mcp-app interfaces) in both eras: the client
+	// is a host that renders the interfaces of tools (see
+	// Session.ReadApp).
+	Apps bool
 	// MaxCachedTools bounds the tools whose schemas a session remembers
 	// from tools/list results (see Session.ListTools). Default
 	// DefaultMaxCachedTools.
@@ -166,6 +171,7 @@ func New(info mcp.Implementation, opts *Options) *Client {
 	if c.opts.Roots != nil {
 		c.caps.Roots = &mcp.RootsCapability{ListChanged: true}
 	}
+	c.declareApps() // apps.go
 	return c
 }
 

@@ -80,6 +80,19 @@
 // (Session.Listen), and log messages only for requests made under
 // WithLogLevel; progress reaches the function given with WithProgress.
 //
+// # MCP Apps
+//
+// A host that renders the interactive interfaces of tools (the MCP Apps
+// extension) sets Options.Apps, which declares the extension in both
+// eras, and reads a tool's interface with Session.ReadApp:
+//
+//	app, err := sess.ReadApp(ctx, tool) // client.ErrNoApp: a plain tool
+//	// app.HTML goes into a sandboxed iframe whose policy comes from app.UI.CSP
+//
+// ReadApp checks what a host must not guess at: a ui:// URI, one item of
+// type text/html;profile=mcp-app, a bounded size, a policy whose sources
+// are origins. app.Tool.VisibleTo tells whether an App may call a tool.
+//
 // # Tasks
 //
 // With Options.Tasks a modern client accepts that a long tool call becomes
