@@ -19,7 +19,7 @@ import (
 var assets embed.FS
 
 // The scripts, in the order the page runs them.
-var scripts = []string{"assets/json.js", "assets/form.js", "assets/render.js", "assets/app.js"}
+var scripts = []string{"assets/json.js", "assets/form.js", "assets/render.js", "assets/apps.js", "assets/app.js"}
 
 // pageParts are page.html cut around its placeholders, and the assets,
 // read once.
@@ -38,7 +38,7 @@ var pageParts = func() (p struct{ head, mid, tail, css, js string }) {
 	if !ok1 || !ok2 {
 		panic("inspect: assets/page.html lacks {{STYLE}} or {{SCRIPT}}")
 	}
-	p.css = read("assets/app.css")
+	p.css = read("assets/app.css") + read("assets/apps.css")
 	var js strings.Builder
 	for _, s := range scripts {
 		js.WriteString(read(s))
@@ -80,9 +80,13 @@ func (h *handler) page(w http.ResponseWriter, r *http.Request) {
 	b.WriteString(p.js)
 	b.WriteString("</script>")
 	b.WriteString(p.tail)
+	frames := "frame-src 'none'"
+	if h.apps != nil {
+		frames = "frame-src " + h.apps.origin // the Apps' sandbox (apps.go)
+	}
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/html; charset=utf-8")
 	hdr.Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'nonce-"+nonce+"'; "+
-		"img-src data: blob:; media-src data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+		"img-src data: blob:; media-src data: blob:; connect-src 'self'; "+frames+"; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	w.Write([]byte(b.String()))
 }
