@@ -165,11 +165,11 @@ function showApp(view, t, args, result, into) {
         return await openLink(m.id, typeof p.url === "string" ? p.url : "");
       case "ui/message": {
         const text = (Array.isArray(p.content) ? p.content : [p.content]).filter(c => c && c.type === "text").map(c => String(c.text)).join(" ");
-        note(`message from the App (${String(p.role || "user")}): ${text}`, "message");
+        note(`message from the App (${String(p.role || "user")}): ${text}`, "said");
         return reply(m.id, {});
       }
       case "ui/update-model-context":
-        note("the App updated the model's context: " + oneLine({content: p.content, structuredContent: p.structuredContent}, 300), "message");
+        note("the App updated the model's context: " + oneLine({content: p.content, structuredContent: p.structuredContent}, 300), "said");
         return reply(m.id, {});
       case "ui/request-display-mode":
         return reply(m.id, {mode: "inline"});
