@@ -455,3 +455,29 @@ func TestAppCSP(t *testing.T) {
 		}
 	}
 }
+
+// TestAppPendingBound: an App has at most maxAppPending requests running
+// at once; a closed App has none.
+func TestAppPendingBound(t *testing.T) {
+	a := &appsHost{apps: map[string]*openApp{"x": {id: "x"}}}
+	var ends []func()
+	for range maxAppPending {
+		_, end, err := a.begin("x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends = append(ends, end)
+	}
+	if _, _, err := a.begin("x"); err == nil || !strings.Contains(err.Error(), "requests running already") {
+		t.Errorf("request %d: err = %v", maxAppPending+1, err)
+	}
+	ends[0]()
+	if _, end, err := a.begin("x"); err != nil {
+		t.Errorf("after one ended: %v", err)
+	} else {
+		end()
+	}
+	if _, _, err := a.begin("gone"); err != errNoApp {
+		t.Errorf("an unknown App: %v", err)
+	}
+}
