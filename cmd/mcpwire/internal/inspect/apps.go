@@ -88,6 +88,16 @@ type openApp struct {
 	ui      *client.AppInterface
 	csp     string
 	pending int // its requests running
+	// life ends when the App is closed, and with it the App's requests
+	// running: nobody takes their answers.
+	life   context.Context
+	cancel context.CancelCauseFunc
+}
+
+// newOpenApp returns an open App of id.
+func newOpenApp(id string) *openApp {
+	life, cancel := context.WithCancelCause(context.Background())
+	return &openApp{id: id, life: life, cancel: cancel}
 }
 
 // startApps opens the sandbox listener next to the inspector's (same
@@ -259,7 +269,8 @@ func (a *appsHost) open(ctx context.Context, r *http.Request) (*outcome, error) 
 		if err != nil {
 			return nil, err
 		}
-		app := &openApp{id: rand.Text(), tool: tool, ui: ui, csp: appCSP(ui.UI.CSP, a.page)}
+		app := newOpenApp(rand.Text())
+		app.tool, app.ui, app.csp = tool, ui, appCSP(ui.UI.CSP, a.page)
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		if len(a.apps) >= maxApps {
@@ -274,8 +285,10 @@ func (a *appsHost) open(ctx context.Context, r *http.Request) (*outcome, error) 
 	})
 }
 
-// begin counts a request of the App id, or says why it may not run.
-func (a *appsHost) begin(id string) (*openApp, func(), error) {
+// begin counts a request of the App id, or says why it may not run. Its
+// context is parent's, cancelled too when the App is closed; end must be
+// called when the request is over.
+func (a *appsHost) begin(parent context.Context, id string) (ctx context.Context, end func(), err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	app := a.apps[id]
@@ -286,7 +299,11 @@ func (a *appsHost) begin(id string) (*openApp, func(), error) {
 		return nil, nil, fmt.Errorf("the App has %d requests running already", maxAppPending)
 	}
 	app.pending++
-	return app, func() {
+	ctx, cancel := context.WithCancelCause(parent)
+	stop := context.AfterFunc(app.life, func() { cancel(context.Cause(app.life)) })
+	return ctx, func() {
+		stop()
+		cancel(nil)
 		a.mu.Lock()
 		app.pending--
 		a.mu.Unlock()
@@ -315,7 +332,7 @@ func (a *appsHost) call(ctx context.Context, r *http.Request) (*outcome, error) 
 	if err := readBody(r, &args); err != nil {
 		return nil, err
 	}
-	_, end, err := a.begin(args.App)
+	ctx, end, err := a.begin(ctx, args.App)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +363,7 @@ func (a *appsHost) read(ctx context.Context, r *http.Request) (*outcome, error) 
 	if err := readBody(r, &args); err != nil {
 		return nil, err
 	}
-	_, end, err := a.begin(args.App)
+	ctx, end, err := a.begin(ctx, args.App)
 	if err != nil {
 		return nil, err
 	}
@@ -360,14 +377,17 @@ type closeArgs struct {
 }
 
 // close forgets an App: its document is no longer served, its requests
-// are refused.
+// running are cancelled, its new ones refused.
 func (a *appsHost) close(_ context.Context, r *http.Request) (*outcome, error) {
 	var args closeArgs
 	if err := readBody(r, &args); err != nil {
 		return nil, err
 	}
 	a.mu.Lock()
-	delete(a.apps, args.App)
+	if app := a.apps[args.App]; app != nil {
+		app.cancel(errNoApp)
+		delete(a.apps, args.App)
+	}
 	a.mu.Unlock()
 	return &outcome{}, nil
 }

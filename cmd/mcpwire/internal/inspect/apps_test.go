@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -459,25 +461,117 @@ func TestAppCSP(t *testing.T) {
 // TestAppPendingBound: an App has at most maxAppPending requests running
 // at once; a closed App has none.
 func TestAppPendingBound(t *testing.T) {
-	a := &appsHost{apps: map[string]*openApp{"x": {id: "x"}}}
+	a := &appsHost{apps: map[string]*openApp{"x": newOpenApp("x")}}
+	ctx := context.Background()
 	var ends []func()
 	for range maxAppPending {
-		_, end, err := a.begin("x")
+		_, end, err := a.begin(ctx, "x")
 		if err != nil {
 			t.Fatal(err)
 		}
 		ends = append(ends, end)
 	}
-	if _, _, err := a.begin("x"); err == nil || !strings.Contains(err.Error(), "requests running already") {
+	if _, _, err := a.begin(ctx, "x"); err == nil || !strings.Contains(err.Error(), "requests running already") {
 		t.Errorf("request %d: err = %v", maxAppPending+1, err)
 	}
 	ends[0]()
-	if _, end, err := a.begin("x"); err != nil {
+	if _, end, err := a.begin(ctx, "x"); err != nil {
 		t.Errorf("after one ended: %v", err)
 	} else {
 		end()
 	}
-	if _, _, err := a.begin("gone"); err != errNoApp {
+	if _, _, err := a.begin(ctx, "gone"); err != errNoApp {
 		t.Errorf("an unknown App: %v", err)
+	}
+}
+
+// hangServer serves an App whose tool hang (visible to Apps) runs until
+// its request is cancelled, or release is closed; it says on started
+// that it runs, and on cancelled that it saw its context end.
+func hangServer(t *testing.T) (srv *server.Server, started, cancelled, release chan struct{}) {
+	t.Helper()
+	srv = server.New(mcp.Implementation{Name: "hang-server", Version: "1.0.0"}, nil)
+	started, cancelled, release = make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{})
+	if err := srv.AddApp(&server.App{URI: "ui://test/hang", Name: "hang", HTML: "<!doctype html><p>hang</p>"}); err != nil {
+		t.Fatal(err)
+	}
+	err := srv.AddAppTool(&mcp.Tool{Name: "hang", Description: "Runs until cancelled"}, mcp.AppToolMeta{ResourceURI: "ui://test/hang"},
+		func(ctx context.Context, _ *server.Request, _ *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+			started <- struct{}{}
+			select {
+			case <-ctx.Done():
+				cancelled <- struct{}{}
+			case <-release:
+			}
+			return server.TextResult("hung"), nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, started, cancelled, release
+}
+
+// openAppOf opens the App of tool through the inspector's API and
+// returns its id.
+func openAppOf(t *testing.T, in *inspection, tool string) string {
+	t.Helper()
+	status, body := send(t, "POST", in.Base+"/api/app/open?token="+in.Token, `{"tool":"`+tool+`"}`,
+		map[string]string{"Origin": in.Base, "Content-Type": "application/json"})
+	var o struct{ Result appView }
+	if err := json.Unmarshal([]byte(body), &o); status != http.StatusOK || err != nil || o.Result.App == "" {
+		t.Fatalf("app/open %s: %d %s", tool, status, body)
+	}
+	return o.Result.App
+}
+
+// TestClosedAppCallsCancelled: closing an App (its teardown, or the
+// page's going) cancels the requests it has running at the server, as
+// the page will never take their answers: they do not hold a request of
+// the server and a place among the inspector's running ones until the
+// request timeout.
+func TestClosedAppCallsCancelled(t *testing.T) {
+	srv, started, cancelled, release := hangServer(t)
+	in := inspectServer(t, srv)
+	id := openAppOf(t, in, "hang")
+	h := map[string]string{"Origin": in.Base, "Content-Type": "application/json"}
+	type answer struct {
+		status int
+		body   string
+	}
+	done := make(chan answer, 1)
+	go func() {
+		// Not send: its t.Fatal must not run outside the test's goroutine.
+		req, _ := http.NewRequest("POST", in.Base+"/api/app/call?token="+in.Token, strings.NewReader(`{"app":"`+id+`","name":"hang"}`))
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		res, err := quick.Do(req)
+		if err != nil {
+			done <- answer{0, err.Error()}
+			return
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		done <- answer{res.StatusCode, string(b)}
+	}()
+	select {
+	case <-started:
+	case <-time.After(5 * time.Second):
+		close(release)
+		t.Fatalf("the App's call did not reach the server: %v", <-done)
+	}
+	if status, body := send(t, "POST", in.Base+"/api/app/close?token="+in.Token, `{"app":"`+id+`"}`, h); status != http.StatusOK {
+		t.Fatalf("app/close: %d %s", status, body)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		close(release)
+		a := <-done
+		t.Fatalf("the App was closed, and its call still ran at the server 5s later (it ended only when released: %d %s)", a.status, a.body)
+	}
+	close(release)
+	if a := <-done; !strings.Contains(a.body, "cancelled") {
+		t.Errorf("the call of the closed App: %d %s, want it cancelled", a.status, a.body)
 	}
 }
