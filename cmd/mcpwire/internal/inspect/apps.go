@@ -52,7 +52,8 @@ import (
 
 const (
 	// maxApps bounds the Apps open at once; the page closes the oldest
-	// before it opens one more.
+	// before it opens one more, and so does the host (the Apps of a page
+	// reloaded or closed are never closed by it).
 	maxApps = 8
 	// maxAppPending bounds the requests of one App running at once.
 	maxAppPending = 16
@@ -61,11 +62,9 @@ const (
 	codeRefused jsonrpc.Code = -32000
 )
 
-// Errors of the Apps host, which the page hands to the App.
-var (
-	errNoApp      = errors.New("no such App: it was closed")
-	errTooManyApp = fmt.Errorf("%d Apps are open already: close one", maxApps)
-)
+// errNoApp is the error of a request of an App that was closed, which
+// the page hands to the App.
+var errNoApp = errors.New("no such App: it was closed")
 
 // appsHost serves the Apps of one inspector: their documents on the
 // sandbox listener, and the operations of the page for them.
@@ -77,8 +76,9 @@ type appsHost struct {
 	srv    *http.Server
 	served chan error
 
-	mu   sync.Mutex
-	apps map[string]*openApp // by id
+	mu     sync.Mutex
+	apps   map[string]*openApp // by id
+	opened uint64              // the Apps opened so far
 }
 
 // openApp is an App the page shows.
@@ -87,7 +87,8 @@ type openApp struct {
 	tool    mcp.Tool
 	ui      *client.AppInterface
 	csp     string
-	pending int // its requests running
+	pending int    // its requests running
+	seq     uint64 // its place in the order of opening
 	// life ends when the App is closed, and with it the App's requests
 	// running: nobody takes their answers.
 	life   context.Context
@@ -258,12 +259,6 @@ func (a *appsHost) open(ctx context.Context, r *http.Request) (*outcome, error) 
 	if !ok {
 		return nil, fmt.Errorf("the server lists no tool %q", args.Tool)
 	}
-	a.mu.Lock()
-	full := len(a.apps) >= maxApps
-	a.mu.Unlock()
-	if full {
-		return nil, errTooManyApp
-	}
 	return a.in.run(ctx, "", func(ctx context.Context, s *client.Session) (any, error) {
 		ui, err := s.ReadApp(ctx, &tool)
 		if err != nil {
@@ -273,9 +268,11 @@ func (a *appsHost) open(ctx context.Context, r *http.Request) (*outcome, error) 
 		app.tool, app.ui, app.csp = tool, ui, appCSP(ui.UI.CSP, a.page)
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		if len(a.apps) >= maxApps {
-			return nil, errTooManyApp
+		for len(a.apps) >= maxApps {
+			a.closeLocked(a.oldestLocked())
 		}
+		a.opened++
+		app.seq = a.opened
 		a.apps[app.id] = app
 		return &appView{
 			App: app.id, Src: a.origin + "/app/" + app.id, URI: ui.URI, Tool: tool,
@@ -384,10 +381,28 @@ func (a *appsHost) close(_ context.Context, r *http.Request) (*outcome, error) {
 		return nil, err
 	}
 	a.mu.Lock()
-	if app := a.apps[args.App]; app != nil {
-		app.cancel(errNoApp)
-		delete(a.apps, args.App)
-	}
+	a.closeLocked(a.apps[args.App])
 	a.mu.Unlock()
 	return &outcome{}, nil
+}
+
+// closeLocked forgets app, if not nil, and cancels its requests; a.mu
+// is held.
+func (a *appsHost) closeLocked(app *openApp) {
+	if app == nil {
+		return
+	}
+	app.cancel(errNoApp)
+	delete(a.apps, app.id)
+}
+
+// oldestLocked returns the App opened first of those open; a.mu is held.
+func (a *appsHost) oldestLocked() *openApp {
+	var old *openApp
+	for _, app := range a.apps {
+		if old == nil || app.seq < old.seq {
+			old = app
+		}
+	}
+	return old
 }

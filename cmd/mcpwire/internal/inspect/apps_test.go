@@ -3,7 +3,6 @@ package inspect
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -416,14 +415,7 @@ func TestAppSandboxServer(t *testing.T) {
 	if res.StatusCode != http.StatusNotFound {
 		t.Errorf("an unknown App: %d", res.StatusCode)
 	}
-	// The inspector serves at most maxApps at once.
-	for i := 1; i < maxApps; i++ {
-		send(t, "POST", in.Base+"/api/app/open?token="+in.Token, `{"tool":"show"}`, map[string]string{"Origin": in.Base, "Content-Type": "application/json"})
-	}
-	status, body = send(t, "POST", in.Base+"/api/app/open?token="+in.Token, `{"tool":"show"}`, map[string]string{"Origin": in.Base, "Content-Type": "application/json"})
-	if status == http.StatusOK || !strings.Contains(body, fmt.Sprint(maxApps)+" Apps are open") {
-		t.Errorf("App %d: %d %s", maxApps+1, status, body)
-	}
+	// The bound of the Apps open: TestAppsOfAGonePageReleased.
 }
 
 func mustRequest(t *testing.T, url string, h map[string]string) *http.Request {
@@ -573,5 +565,35 @@ func TestClosedAppCallsCancelled(t *testing.T) {
 	close(release)
 	if a := <-done; !strings.Contains(a.body, "cancelled") {
 		t.Errorf("the call of the closed App: %d %s, want it cancelled", a.status, a.body)
+	}
+}
+
+// TestAppsOfAGonePageReleased: the Apps a page never closed (the person
+// reloaded it, or closed its tab, which sends no app/close) do not keep
+// the inspector from opening new ones: at most maxApps are open, and
+// opening one more closes the oldest (its document is gone, its
+// requests refused), as the page itself does.
+func TestAppsOfAGonePageReleased(t *testing.T) {
+	srv, _, _, _ := hangServer(t)
+	in := inspectServer(t, srv)
+	var ids []string
+	for range maxApps + 1 {
+		status, body := send(t, "POST", in.Base+"/api/app/open?token="+in.Token, `{"tool":"hang"}`,
+			map[string]string{"Origin": in.Base, "Content-Type": "application/json"})
+		var o struct{ Result appView }
+		if err := json.Unmarshal([]byte(body), &o); status != http.StatusOK || err != nil || o.Result.App == "" {
+			t.Fatalf("app/open %d, with %d Apps the page never closed: %d %s", len(ids)+1, len(ids), status, body)
+		}
+		ids = append(ids, o.Result.Src)
+	}
+	for i, src := range []string{ids[0], ids[1], ids[maxApps]} {
+		res, err := quick.Do(mustRequest(t, src, map[string]string{"Sec-Fetch-Dest": "iframe"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if want := []int{http.StatusNotFound, http.StatusOK, http.StatusOK}[i]; res.StatusCode != want {
+			t.Errorf("the document of App %s: %d, want %d", src, res.StatusCode, want)
+		}
 	}
 }
