@@ -266,17 +266,13 @@ func eachAppMember(data []byte, where string, fn func(key string, v []byte) erro
 	if firstByte(data) != '{' {
 		return appMetaError("%s must be an object", where)
 	}
-	var seen []string
+	seen := make(map[string]bool) // every member: a duplicate is an error wherever it comes
 	return eachMember(data, func(k []byte, escaped bool, v []byte) (bool, error) {
 		key, _ := keyString(k, escaped)
-		for _, s := range seen {
-			if s == key {
-				return true, appMetaError("%s has the member %q twice", where, key)
-			}
+		if seen[key] {
+			return true, appMetaError("%s has the member %q twice", where, key)
 		}
-		if len(seen) < 64 {
-			seen = append(seen, key)
-		}
+		seen[key] = true
 		err := fn(key, v)
 		return err != nil, err
 	})

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -72,6 +73,29 @@ func TestAppToolMetaDuplicateMember(t *testing.T) {
 	err = m.UnmarshalJSON([]byte(`{"resourceUri":"ui://a","resource\u0055ri":"ui://b"}`))
 	if err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Fatalf("escaped duplicate: err = %v", err)
+	}
+}
+
+// TestAppMetaDuplicateAfterManyMembers: a member named twice is an error
+// however many other members come first: a tool whose visibility is
+// ["app"] by one reading and ["model"] by another must not decode.
+func TestAppMetaDuplicateAfterManyMembers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 64 {
+		fmt.Fprintf(&b, `"x%d":0,`, i)
+	}
+	b.WriteString(`"visibility":["app"],"visibility":["model"]}`)
+	var m mcp.AppToolMeta
+	err := m.UnmarshalJSON([]byte(b.String()))
+	if !errors.Is(err, mcp.ErrAppMeta) || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("err = %v (visibility %q), want a duplicate-member error", err, m.Visibility)
+	}
+	var c mcp.AppCSP
+	err = c.UnmarshalJSON([]byte(strings.Replace(strings.Replace(b.String(), `"visibility":["app"]`, `"connectDomains":[]`, 1),
+		`"visibility":["model"]`, `"connectDomains":["https://evil.example"]`, 1)))
+	if !errors.Is(err, mcp.ErrAppMeta) || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("csp: err = %v (connectDomains %q), want a duplicate-member error", err, c.ConnectDomains)
 	}
 }
 
