@@ -597,3 +597,37 @@ func TestAppsOfAGonePageReleased(t *testing.T) {
 		}
 	}
 }
+
+// chattyApp logs notes (notifications/message) without end: 400 of 5000
+// characters each, then "last".
+const chattyApp = `<!doctype html><html><body><script>
+const say = data => parent.postMessage({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data } }, "*");
+for (let i = 0; i < 400; i++) say(i + ":" + "x".repeat(5000));
+say("last");
+</script></body></html>`
+
+// TestAppNotesBounded: the notes a page shows under an App (its logs,
+// ui/message, refusals) are bounded in number and length: an App that
+// logs without end does not grow the page without end.
+func TestAppNotesBounded(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "chatty-server", Version: "1.0.0"}, nil)
+	if err := srv.AddApp(&server.App{URI: "ui://test/chatty", Name: "chatty", HTML: chattyApp}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddAppTool(&mcp.Tool{Name: "chatty", Description: "Its App logs"}, mcp.AppToolMeta{ResourceURI: "ui://test/chatty"},
+		func(context.Context, *server.Request, *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+			return server.TextResult("chatty"), nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	in := inspectServer(t, srv)
+	p := openPage(t, in)
+	p.open("tools", "tool:chatty")
+	p.call()
+	p.wait(`(() => { const n = document.querySelector("#detail .history .app-box .app-notes"); return n && n.lastChild && n.lastChild.textContent.includes("last"); })()`)
+	var n struct{ Notes, Chars int }
+	p.js(`(() => { const n = document.querySelector("#detail .history .app-box .app-notes"); return {notes: n.children.length, chars: n.textContent.length}; })()`, &n)
+	if n.Notes > 200 || n.Chars > 200*2000 {
+		t.Errorf("the page shows %d notes of the App, of %d characters in all; want at most 200 of at most 2000", n.Notes, n.Chars)
+	}
+}

@@ -16,6 +16,8 @@ const APPS = {
   maxPending: 16, // requests of one App waiting for the host
   maxOpen: 8, // Apps shown at once (apps.go: maxApps)
   maxLink: 2048, // characters of a URL an App asks to open
+  maxNotes: 200, // notes shown under an App (its logs, messages, refusals), the newest
+  maxNote: 2000, // characters of one note
   teardownWait: 3000, // ms the host waits for ui/resource-teardown
   minHeight: 40,
   maxHeight: 2000,
@@ -85,7 +87,12 @@ function showApp(view, t, args, result, into) {
   into.append(box);
   openApps.push(app);
 
-  const note = (text, cls) => notes.append(el("div", {class: "app-note " + (cls || ""), text}));
+  const note = (text, cls) => {
+    if (text.length > APPS.maxNote) text = text.slice(0, APPS.maxNote) + "…";
+    notes.append(el("div", {class: "app-note " + (cls || ""), text}));
+    const old = notes.querySelectorAll(".app-note:not(.ask)"); // a question waits for the person
+    for (let i = 0; i < old.length - APPS.maxNotes; i++) old[i].remove();
+  };
   const send = msg => {
     if (app.closed) return;
     appFrameLog(app, "host", msg);
