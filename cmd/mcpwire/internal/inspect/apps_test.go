@@ -292,6 +292,7 @@ func TestApp(t *testing.T) {
 	p.click("#detail .app-box .app-head button")
 	p.waitNote("teardown")
 	p.wait(`!document.querySelector("#detail iframe.app-frame")`)
+	p.wait(`[...document.querySelectorAll("#detail .app-box .status")].some(s => s.textContent.startsWith("closed"))`)
 	status, body = send(t, "POST", in.Base+"/api/app/call?token="+in.Token, `{"app":"`+app+`","name":"answer"}`,
 		map[string]string{"Origin": in.Base, "Content-Type": "application/json"})
 	if status == http.StatusOK || as.answers.Load() != 1 {

@@ -256,8 +256,9 @@ function showApp(view, t, args, result, into) {
     frame.remove();
     closeButton.remove();
     status.className = "status";
-    status.textContent = "closed: " + reason;
-    api("app/close", {app: view.app});
+    status.textContent = "closing…";
+    // "closed" once the inspector has let go of the App (and cancelled its calls).
+    Promise.resolve(api("app/close", {app: view.app})).finally(() => { status.textContent = "closed: " + reason; });
   };
   return app;
 }
