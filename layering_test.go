@@ -19,7 +19,7 @@ const module = "github.com/mcpwire/mcpwire"
 var layers = map[string][]string{
 	"":                          {}, // the module's overview (doc.go)
 	"jsonrpc":                   {"internal/jsonscan"},
-	"mcp":                       {"jsonrpc", "internal/jsonscan"},
+	"mcp":                       {"jsonrpc", "internal/jsonscan", "internal/frontmatter"},
 	"transport":                 {"jsonrpc"},
 	"transport/stdio":           {"transport", "mcp", "jsonrpc"},
 	"transport/memory":          {"transport", "mcp", "jsonrpc"},
@@ -35,6 +35,7 @@ var layers = map[string][]string{
 	"internal/jsonschema":       {"internal/jsonscan"},
 	"internal/jsonscan":         {}, // the one JSON scanner (jsonrpc, mcp, streamable, jsonschema and its full engine)
 	"internal/jsonschema/full":  {"internal/jsonschema", "internal/jsonscan"},
+	"internal/frontmatter":      {}, // SKILL.md frontmatter (a YAML subset) as JSON, for mcp's skills types
 	"internal/peer":             {"mcp", "transport", "jsonrpc"},
 	"server":                    {"internal/peer", "internal/jsonschema", "internal/track", "store", "mcp", "transport", "jsonrpc"},
 	"server/fullschema":         {"internal/jsonschema/full"},
@@ -56,12 +57,60 @@ var layers = map[string][]string{
 	"servers/filesystem/internal/peers": {}, // test support: finds the official server
 }
 
+// floors places the library's packages in the house, from the ground up:
+// a package may import only packages on floors below its own, so no arrow
+// of the layering runs back up (TestFloors holds the layers table to it;
+// TestLayering holds the code to the table). docs/design.md draws it.
+var floors = [][]string{
+	{"", "internal/jsonscan", "internal/track", "internal/frontmatter", "servers/filesystem/internal/glob", "servers/filesystem/internal/udiff"}, // 0: the foundations, standard library only (the module's overview and version; the JSON scanner; stream tracking; SKILL.md frontmatter; the filesystem server's glob and diff)
+	{"jsonrpc", "internal/jsonschema"},                           // 1: JSON-RPC 2.0; the JSON Schema engine
+	{"mcp", "transport", "internal/jsonschema/full"},             // 2: the protocol's types; the message-level seam; the full schema engine
+	{"internal/peer", "store", "auth", "transport/internal/sse"}, // 3: what server and client share; what instances share; authorization; the SSE codec
+	{"transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "store/redis"}, // 4: the transports; the Redis store
+	{"server", "client", "server/fullschema"},                          // 5: the two ends
+	{"mcptest", "servers/filesystem", "servers/git", "servers/sqlite"}, // 6: what is built on them
+}
+
+// TestFloors: every import the layers table allows a package on a floor
+// is of a package on a floor below it; internal/peer, which server and
+// client share, sits above mcp, transport and jsonrpc, which it imports.
+func TestFloors(t *testing.T) {
+	floor := map[string]int{}
+	for f, pkgs := range floors {
+		for _, p := range pkgs {
+			if _, dup := floor[p]; dup {
+				t.Errorf("%q is on two floors", p)
+			}
+			if _, ok := layers[p]; !ok {
+				t.Errorf("%q is on floor %d but not in the layers table", p, f)
+			}
+			floor[p] = f
+		}
+	}
+	for _, p := range append(slices.Clone(stdlibOnly), "server", "client", "store", "auth", "mcptest") {
+		if _, ok := floor[p]; !ok && !strings.Contains(p, "memnet") {
+			t.Errorf("%q, a package of the library, is on no floor", p)
+		}
+	}
+	for p, f := range floor {
+		for _, imp := range layers[p] {
+			g, ok := floor[strings.TrimSuffix(imp, "/...")]
+			switch {
+			case !ok:
+				t.Errorf("%q (floor %d) may import %q, which is on no floor", p, f, imp)
+			case g >= f:
+				t.Errorf("%q (floor %d) may import %q (floor %d): an arrow up or across the house", p, f, imp, g)
+			}
+		}
+	}
+}
+
 // cliLayers are the packages of the command line, under
 // cmd/mcpwire/internal: each may import the CLI packages its row names,
 // and the library packages of cliLibrary. The verb families import app
 // only; cli composes them.
 var cliLayers = map[string][]string{
-	"cmd/mcpwire/internal/cli":     {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/talk", "cmd/mcpwire/internal/login", "cmd/mcpwire/internal/wire", "cmd/mcpwire/internal/serve", "cmd/mcpwire/internal/catalog", "cmd/mcpwire/internal/bench", "cmd/mcpwire/internal/check", "cmd/mcpwire/internal/inspect", "cmd/mcpwire/internal/bridge", "cmd/mcpwire/internal/doctor", "cmd/mcpwire/internal/diff"},
+	"cmd/mcpwire/internal/cli":     {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/talk", "cmd/mcpwire/internal/login", "cmd/mcpwire/internal/wire", "cmd/mcpwire/internal/serve", "cmd/mcpwire/internal/catalog", "cmd/mcpwire/internal/bench", "cmd/mcpwire/internal/check", "cmd/mcpwire/internal/inspect", "cmd/mcpwire/internal/bridge", "cmd/mcpwire/internal/doctor", "cmd/mcpwire/internal/diff", "cmd/mcpwire/internal/skills"},
 	"cmd/mcpwire/internal/app":     {"cmd/mcpwire/internal/frames", "cmd/mcpwire/internal/config"},
 	"cmd/mcpwire/internal/frames":  {},                                                          // the recording format and the live view of frames
 	"cmd/mcpwire/internal/wire":    {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"}, // tap, replay
@@ -71,14 +120,15 @@ var cliLayers = map[string][]string{
 	"cmd/mcpwire/internal/login":   {"cmd/mcpwire/internal/app"},
 	"cmd/mcpwire/internal/clitest": {"cmd/mcpwire/internal/app"}, // test support, imported by tests only
 	"cmd/mcpwire/internal/serve":   {"cmd/mcpwire/internal/app"},
-	"cmd/mcpwire/internal/bench":   {"cmd/mcpwire/internal/app"},                                                               // bench
-	"cmd/mcpwire/internal/check":   {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"},                                // check
-	"cmd/mcpwire/internal/inspect": {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"},                                // the web inspector
-	"cmd/mcpwire/internal/bridge":  {"cmd/mcpwire/internal/app", "internal/jsonscan"},                                          // bridge (which edits members of messages in place)
-	"cmd/mcpwire/internal/release": {},                                                                                         // scripts/release and the tests of an install from a module proxy
-	"cmd/mcpwire/internal/netlog":  {"cmd/mcpwire/internal/config"},                                                            // the HTTP exchanges of a client, secrets masked
-	"cmd/mcpwire/internal/diff":    {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"},                                // diff
-	"cmd/mcpwire/internal/doctor":  {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/config", "cmd/mcpwire/internal/netlog"}, // doctor
+	"cmd/mcpwire/internal/bench":   {"cmd/mcpwire/internal/app"},                                                                                                                                                                                       // bench
+	"cmd/mcpwire/internal/check":   {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"},                                                                                                                                                        // check
+	"cmd/mcpwire/internal/inspect": {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames", "cmd/mcpwire/internal/config", "cmd/mcpwire/internal/netlog", "cmd/mcpwire/internal/doctor", "cmd/mcpwire/internal/diff", "cmd/mcpwire/internal/wire"}, // the web inspector (its page offers the doctor, the diff of a reconnection, the Network view and the recording as the verbs do)
+	"cmd/mcpwire/internal/bridge":  {"cmd/mcpwire/internal/app", "internal/jsonscan"},                                                                                                                                                                  // bridge (which edits members of messages in place)
+	"cmd/mcpwire/internal/release": {},                                                                                                                                                                                                                 // scripts/release and the tests of an install from a module proxy
+	"cmd/mcpwire/internal/netlog":  {"cmd/mcpwire/internal/config"},                                                                                                                                                                                    // the HTTP exchanges of a client, secrets masked
+	"cmd/mcpwire/internal/diff":    {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/frames"},                                                                                                                                                        // diff
+	"cmd/mcpwire/internal/doctor":  {"cmd/mcpwire/internal/app", "cmd/mcpwire/internal/config", "cmd/mcpwire/internal/netlog"},                                                                                                                         // doctor
+	"cmd/mcpwire/internal/skills":  {"cmd/mcpwire/internal/app"},                                                                                                                                                                                       // skills (the Skills extension)
 }
 
 // cliLibrary is what the packages of the command line may import of the
@@ -97,7 +147,7 @@ var public = []string{"", "jsonrpc", "mcp", "transport/...", "server", "server/f
 
 // stdlibOnly lists packages that may import nothing outside the standard
 // library and the module: the core every user links.
-var stdlibOnly = []string{"internal/jsonscan", "jsonrpc", "mcp", "transport", "transport/internal/sse", "transport/internal/memnet", "internal/track", "transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "internal/peer"}
+var stdlibOnly = []string{"internal/jsonscan", "internal/frontmatter", "jsonrpc", "mcp", "transport", "transport/internal/sse", "transport/internal/memnet", "internal/track", "transport/stdio", "transport/memory", "transport/command", "transport/streamable", "transport/sse", "internal/peer"}
 
 func matches(pkg string, patterns []string) bool {
 	for _, p := range patterns {

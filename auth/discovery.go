@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -39,7 +40,7 @@ func (t *Transport) discover(ctx context.Context, server *url.URL, ch Challenge,
 		return t.discoverLegacy(ctx, d, server, hdr)
 	}
 	if !resourceCovers(prm.Resource, d.server) {
-		return nil, fmt.Errorf("%w: %q does not cover %q", ErrResourceMismatch, truncate(prm.Resource, 200), d.server)
+		return nil, fmt.Errorf("%w: %q does not cover %q%s", ErrResourceMismatch, truncate(prm.Resource, 200), d.server, loopbackHint(prm.Resource, d.server))
 	}
 	d.prm, d.resource = prm, prm.Resource
 	if len(prm.AuthorizationServers) == 0 {
@@ -276,4 +277,26 @@ func stripQuery(u *url.URL) string {
 	c := *u
 	c.RawQuery, c.Fragment, c.ForceQuery = "", "", false
 	return c.String()
+}
+
+// loopbackHint says what to do when the resource and the server's URL
+// differ only in how they name this machine (localhost, 127.0.0.1, ::1):
+// to OAuth they are two resources, and a person typed one for the other.
+func loopbackHint(resource, server string) string {
+	r, err1 := url.Parse(resource)
+	s, err2 := url.Parse(server)
+	if err1 != nil || err2 != nil || r.Hostname() == s.Hostname() || r.Port() != s.Port() ||
+		!isLoopbackName(r.Hostname()) || !isLoopbackName(s.Hostname()) {
+		return ""
+	}
+	return fmt.Sprintf(" (%s and %s are two resources to OAuth: connect with the URL the server names, %s)", r.Hostname(), s.Hostname(), truncate(resource, 200))
+}
+
+// isLoopbackName: localhost, or a loopback address.
+func isLoopbackName(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -436,3 +436,21 @@ func TestScenarioMetadataIssuerMismatch(t *testing.T) {
 		t.Error("sep-2468-client-validate-metadata-issuer: endpoints of the mismatched metadata used")
 	}
 }
+
+// TestLoopbackHint: a server reached as 127.0.0.1 that names itself
+// localhost (as examples/oauth does) is still refused, with the URL to use;
+// the error said only that one did not cover the other.
+func TestLoopbackHint(t *testing.T) {
+	for _, tc := range []struct{ resource, server, want string }{
+		{"http://localhost:3001/mcp", "http://127.0.0.1:3001/mcp", "connect with the URL the server names, http://localhost:3001/mcp"},
+		{"http://127.0.0.1:3001/mcp", "http://[::1]:3001/mcp", "connect with the URL the server names, http://127.0.0.1:3001/mcp"},
+		{"http://localhost:3002/mcp", "http://127.0.0.1:3001/mcp", ""},
+		{"https://evil.example.com/mcp", "http://127.0.0.1:3001/mcp", ""},
+		{"http://localhost:3001/mcp", "http://localhost:3001/other", ""},
+	} {
+		got := loopbackHint(tc.resource, tc.server)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("loopbackHint(%q, %q) = %q, want %q", tc.resource, tc.server, got, tc.want)
+		}
+	}
+}

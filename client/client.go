@@ -47,7 +47,9 @@ type Options struct {
 	// does not speak it. A legacy revision skips the probe.
 	Version mcp.Version
 	// ProbeTimeout bounds the wait for the answer to the modern probe
-	// before falling back to the legacy era. Default 5s.
+	// before falling back to the legacy era. Default 5s. With Version set
+	// to a modern revision there is nothing to fall back to, and the probe
+	// waits as long as Connect's context lets it.
 	ProbeTimeout time.Duration
 	// Capabilities, if set, is merged into the declared capabilities
 	// (Experimental and Extensions are taken from it).
@@ -60,6 +62,11 @@ type Options struct {
 	// task; CallTool then follows the task to its end. The core tasks of
 	// 2025-11-25 need no option. See Session.CallToolAsTask on both.
 	Tasks bool
+	// Apps declares the MCP Apps extension (io.modelcontextprotocol/ui,
+	// for text/html;profile=mcp-app interfaces) in both eras: the client
+	// is a host that renders the interfaces of tools (see
+	// Session.ReadApp).
+	Apps bool
 	// MaxCachedTools bounds the tools whose schemas a session remembers
 	// from tools/list results (see Session.ListTools). Default
 	// DefaultMaxCachedTools.
@@ -164,6 +171,7 @@ func New(info mcp.Implementation, opts *Options) *Client {
 	if c.opts.Roots != nil {
 		c.caps.Roots = &mcp.RootsCapability{ListChanged: true}
 	}
+	c.declareApps() // apps.go
 	return c
 }
 
@@ -201,6 +209,7 @@ func (c *Client) Connect(ctx context.Context, t transport.Transport) (*Session, 
 		Context:         context.WithValue(context.Background(), sessionKey{}, s), // SessionFromContext (context.go)
 		OnClosed:        s.closed,
 		Logger:          c.log,
+		Client:          true, // a frame from the server that is not a valid message is reported, not answered
 	})
 	s.peer.Bind(s.conn)
 	if err := s.handshake(ctx, c.knownEra(addr)); err != nil {

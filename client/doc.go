@@ -80,12 +80,41 @@
 // (Session.Listen), and log messages only for requests made under
 // WithLogLevel; progress reaches the function given with WithProgress.
 //
+// # MCP Apps
+//
+// A host that renders the interactive interfaces of tools (the MCP Apps
+// extension) sets Options.Apps, which declares the extension in both
+// eras, and reads a tool's interface with Session.ReadApp:
+//
+//	app, err := sess.ReadApp(ctx, tool) // client.ErrNoApp: a plain tool
+//	// app.HTML goes into a sandboxed iframe whose policy comes from app.UI.CSP
+//
+// ReadApp checks what a host must not guess at: a ui:// URI, one item of
+// type text/html;profile=mcp-app, a bounded size, a policy whose sources
+// are origins. app.Tool.VisibleTo tells whether an App may call a tool.
+//
 // # Tasks
 //
 // With Options.Tasks a modern client accepts that a long tool call becomes
 // a task: CallTool then follows it to its end (polling, answering its
 // questions) and returns the final result. Legacy sessions have
 // CallToolAsTask and the tasks/* methods.
+//
+// # Skills
+//
+// A server that declares the Skills extension (SEP-2640) serves Agent
+// Skills. Skills and GetSkill read entries (name, description, the
+// manifest of files with their digests), never a file. LoadSkill loads a
+// skill as a host must: it validates the entry, reads its SKILL.md and
+// nothing else, and verifies the SKILL.md's size, digest and frontmatter
+// against the entry; LoadedSkill.ReadFile reads another file when asked,
+// only if the held entry lists it, verified too. A mismatch is a
+// *SkillVerificationError naming the file and what differs; refresh the
+// entry with GetSkill and load again.
+//
+//	for entry, err := range sess.Skills(ctx) { ... }
+//	skill, err := sess.LoadSkill(ctx, entry, nil)
+//	data, err := skill.ReadFile(ctx, "references/FORMS.md")
 //
 // # A server that answers wrongly
 //

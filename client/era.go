@@ -30,7 +30,10 @@ func (s *Session) handshake(ctx context.Context, known mcp.Version) error {
 		if v == "" {
 			v = mcp.Latest
 		}
-		ok, failed, err := s.probe(ctx, v, true)
+		// With a revision asked for there is nothing to fall back to, so
+		// the probe has the whole of ctx, not ProbeTimeout: a server slow
+		// to answer (a loaded machine) is not one that does not speak it.
+		ok, failed, err := s.probe(ctx, v, true, want == "")
 		if ok || err != nil {
 			return err
 		}
@@ -54,12 +57,16 @@ func (s *Session) handshake(ctx context.Context, known mcp.Version) error {
 // probe asks server/discover in revision v. It reports whether the server
 // speaks a modern revision (the session is then set up), and why not
 // (failed: the probe's error, if it had one); err is set only when ctx
-// ended.
-func (s *Session) probe(ctx context.Context, v mcp.Version, retry bool) (ok bool, failed, err error) {
+// ended. bounded limits the wait to ProbeTimeout, for a client that falls
+// back to the legacy handshake.
+func (s *Session) probe(ctx context.Context, v mcp.Version, retry, bounded bool) (ok bool, failed, err error) {
 	if err := s.speakModern(v); err != nil {
 		return false, nil, err
 	}
-	pctx, cancel := context.WithTimeout(ctx, s.client.opts.ProbeTimeout)
+	pctx, cancel := ctx, context.CancelFunc(func() {})
+	if bounded {
+		pctx, cancel = context.WithTimeout(ctx, s.client.opts.ProbeTimeout)
+	}
 	res, err := s.Discover(pctx)
 	cancel()
 	s.modern, s.version, s.env = false, "", nil
@@ -79,7 +86,7 @@ func (s *Session) probe(ctx context.Context, v mcp.Version, retry bool) (ok bool
 				// Retry once, even with the same version: a server may
 				// refuse a first request whatever it names.
 				if alt := pickModern(data.Supported); alt != "" {
-					return s.probe(ctx, alt, false)
+					return s.probe(ctx, alt, false, bounded)
 				}
 			}
 		}

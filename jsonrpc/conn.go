@@ -102,6 +102,15 @@ type Options struct {
 	// several connections speaking for one peer (server instances sharing
 	// a session) never give two calls the same id.
 	IDBase int64
+	// Client says that the connection is the client of the protocol it
+	// carries, and its peer the server: a frame from the peer that is not
+	// a valid message is then reported as usual (see FrameError) but
+	// never answered. JSON-RPC asks the server to answer what it cannot
+	// parse, since that may have been a call; a server does not send a
+	// client such frames, and an answer to one could only start a
+	// ping-pong with a program that replies to every line it reads. The
+	// default, false, answers them as a server must.
+	Client bool
 }
 
 func (o *Options) or() *Options {

@@ -31,19 +31,28 @@ func (c *Conn) readLoop() {
 // *DecodeError, and reports whether it was. A frame meant as the response
 // to a waiting call (its id could be read, or it looks like a response
 // and only one call waits) fails that call at once with a *FrameError.
-// Any other frame is answered with an error, as JSON-RPC asks, and the
-// calls waiting keep it, to name it if they end unanswered (see
-// FrameError). A response is never answered.
+// Any other frame is answered with an error, as JSON-RPC asks (unless
+// answerInvalid says not), and the calls waiting keep it, to name it if
+// they end unanswered (see FrameError).
 func (c *Conn) invalidFrame(err error) bool {
 	var de *DecodeError
 	if !errors.As(err, &de) {
 		return false
 	}
 	c.invalidMessage(de, c.framesIn.Add(1))
-	if !de.IsResponse {
+	if c.answerInvalid(de) {
 		c.send(de.Response())
 	}
 	return true
+}
+
+// answerInvalid is the one rule for answering a frame, or a member of a
+// batch, that is not a valid message: a server answers it, as JSON-RPC
+// asks, since it may have been a call; a response is never answered, nor
+// is anything a client receives (Options.Client), so that two peers
+// never answer each other's errors in a loop.
+func (c *Conn) answerInvalid(de *DecodeError) bool {
+	return !de.IsResponse && !c.opts.Client
 }
 
 // invalidMessage takes de, a message that was not valid, the nth frame
@@ -550,8 +559,7 @@ func (b *batchReply) add(c *Conn, resp *Response) {
 // refused as a whole when batches are not accepted; otherwise each member
 // is handled as if it had come alone, and the responses go back in one
 // array. A member that is not a valid message is taken as an invalid
-// frame is (invalidMessage), and answered unless it was meant as a
-// response.
+// frame is (invalidMessage), and answered as one is (answerInvalid).
 func (c *Conn) receiveBatch(b *Batch, n int64) {
 	if c.opts.AcceptBatch != nil && !c.opts.AcceptBatch() {
 		c.send(&Response{Error: NewError(CodeInvalidRequest, "Invalid Request: batches are not accepted in this protocol version")})
@@ -561,11 +569,11 @@ func (c *Conn) receiveBatch(b *Batch, n int64) {
 	if len(b.errs) == len(b.Invalid) {
 		for _, de := range b.errs {
 			c.invalidMessage(de, n)
-			if !de.IsResponse {
+			if c.answerInvalid(de) {
 				br.resps = append(br.resps, de.Response())
 			}
 		}
-	} else { // a batch made by hand, not by the decoder
+	} else if !c.opts.Client { // a batch made by hand, not by the decoder
 		for _, r := range b.Invalid {
 			br.resps = append(br.resps, r)
 		}

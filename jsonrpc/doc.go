@@ -28,7 +28,11 @@
 // recursion. One bad message never ends a connection; a Conn
 //
 //   - answers a request (or a frame it cannot tell) with the error, by its
-//     id when it could be read, so that the peer's call fails at once;
+//     id when it could be read, so that the peer's call fails at once, as
+//     JSON-RPC asks of a server; a client (Options.Client) answers none,
+//     since its peer, a server, sends no calls that are not valid messages,
+//     and an answer could start a ping-pong of errors with a program that
+//     replies to every line;
 //   - fails at once the call that a broken response was meant for (its id
 //     could be read, or it is shaped as a response and only one call
 //     waits), with a *FrameError that names the frame: its position on

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -282,4 +283,53 @@ func TestBatchOfInvalidMembersNamedLikeAStrayLine(t *testing.T) {
 			t.Errorf("the invalid response was answered: %s", <-s.out)
 		}
 	})
+}
+
+// TestClientAnswersNoInvalidFrame checks the rule for answering frames
+// that are not valid messages (issue 20, item 1): a server answers each,
+// as JSON-RPC asks; a client (Options.Client) answers none, alone or in a
+// batch, so that it cannot trade errors with a peer that replies to every
+// line; it still answers the valid calls of the same batch.
+func TestClientAnswersNoInvalidFrame(t *testing.T) {
+	frames := []string{
+		"you said: hello",                       // not JSON
+		`{"echo":"hello"}`,                      // JSON, not a message
+		`{"jsonrpc":"2.0","id":7,"method":1}`,   // a request broken, its id readable
+		`[]`,                                    // an empty batch
+		`["you said: hello",{"jsonrpc":"2.0"}]`, // a batch of invalid members only
+	}
+	for _, client := range []bool{false, true} {
+		t.Run(fmt.Sprintf("client=%v", client), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newFrameStream(Limits{})
+				c := NewConn(s, &Options{Client: client, Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+					return "pong", nil
+				})})
+				defer c.Close()
+				for _, f := range frames {
+					s.send(t, f)
+					synctest.Wait()
+					switch got := len(s.out); {
+					case client && got != 0:
+						t.Errorf("a client answered %s with %s", f, <-s.out)
+					case !client && got != 1:
+						t.Errorf("a server answered %s with %d frames, want 1", f, got)
+					}
+					for len(s.out) > 0 {
+						<-s.out
+					}
+				}
+				// A batch of a valid call and an invalid member: the call
+				// is answered, alone for a client.
+				s.send(t, `[{"jsonrpc":"2.0","id":1,"method":"ping"},"garbage"]`)
+				want := `[{"jsonrpc":"2.0","id":1,"result":"pong"}]`
+				if !client {
+					want = `[{"jsonrpc":"2.0","id":1,"result":"pong"},{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}]`
+				}
+				if got := s.recv(t); normalize(t, got) != normalize(t, want) {
+					t.Errorf("the batch was answered with\n%s\nwant %s", got, want)
+				}
+			})
+		})
+	}
 }

@@ -65,6 +65,26 @@
 // era-specific error codes with AdaptError. Receivers read a missing
 // resultType as complete (ResultTypeOf).
 //
+// # Extensions
+//
+// Extensions are declared under capabilities.extensions and live beside
+// the core revisions: their methods are in no revision's table (HasMethod
+// is false; IsTasksExtensionMethod, IsSkillsExtensionMethod). Tasks
+// (ExtensionTasks, SEP-2663) have DetailedTask and its methods. Skills
+// (ExtensionSkills, SEP-2640) have Skill, the entry of skills/list and
+// skills/get: the URI of a skill's SKILL.md, its frontmatter
+// (SkillFrontmatter, read from a SKILL.md by ParseSkillFrontmatter), and
+// the manifest of its files with their digests (SkillDigest) and sizes.
+// Skill.Validate, SkillFrontmatter.Check and ValidateSkillName are the
+// extension's and the Agent Skills specification's rules, for servers to
+// check what they serve and hosts what they load.
+// MCP Apps (ExtensionApps, SEP-1865): a tool names its HTML interface in
+// _meta.ui (AppToolMeta, read with AppOfTool, written with SetAppOfTool),
+// a ui:// resource of type AppMIMEType whose _meta.ui holds its sandbox
+// policy (AppResourceMeta: CSP sources, permissions, domain, border).
+// Their decoders are strict: member names case-sensitive, duplicates and
+// wrong types refused, lists bounded, errors wrapping ErrAppMeta.
+//
 // # Errors
 //
 // MCP error codes are jsonrpc.Code constants (CodeResourceNotFound,

@@ -44,6 +44,9 @@ const (
 	MethodListTasks      = "tasks/list"
 	MethodCancelTask     = "tasks/cancel"
 	MethodUpdateTask     = "tasks/update"
+
+	// The skills extension (io.modelcontextprotocol/skills) has
+	// MethodListSkills, MethodGetSkill and MethodReadDirectory (skills.go).
 )
 
 // Method names of notifications, by the schema's notification type.
@@ -119,6 +122,10 @@ var methodVersions = map[string]versionMask{
 	MethodCancelTask:     versions(Version20251125),
 	MethodUpdateTask:     0, // extension only
 
+	MethodListSkills:    0, // extension only
+	MethodGetSkill:      0, // extension only
+	MethodReadDirectory: 0, // extension only
+
 	NotificationInitialized:               legacyVersions,
 	NotificationCancelled:                 allVersions,
 	NotificationProgress:                  allVersions,
@@ -143,6 +150,7 @@ var knownMethods = []string{
 	MethodListPrompts, MethodGetPrompt, MethodComplete, MethodSetLevel,
 	MethodCreateMessage, MethodElicit, MethodListRoots,
 	MethodGetTask, MethodGetTaskPayload, MethodListTasks, MethodCancelTask, MethodUpdateTask,
+	MethodListSkills, MethodGetSkill, MethodReadDirectory,
 	NotificationInitialized, NotificationCancelled, NotificationProgress,
 	NotificationLoggingMessage, NotificationResourceUpdated,
 	NotificationResourceListChanged, NotificationToolListChanged,
@@ -166,9 +174,9 @@ func KnownMethods() []string {
 //
 // It is false for sampling/createMessage, elicitation/create and
 // roots/list in the modern era, where they survive only as input requests
-// (see IsInputRequestMethod), and for the methods of the tasks extension,
-// which exist only when the extension is negotiated (see
-// IsTasksExtensionMethod).
+// (see IsInputRequestMethod), and for the methods of the tasks and skills
+// extensions, which exist only when the extension is negotiated (see
+// IsTasksExtensionMethod and IsSkillsExtensionMethod).
 func HasMethod(v Version, method string) bool {
 	return methodVersions[method]&v.bit() != 0
 }
@@ -190,6 +198,18 @@ func IsInputRequestMethod(method string) bool {
 func IsTasksExtensionMethod(method string) bool {
 	switch method {
 	case MethodGetTask, MethodUpdateTask, MethodCancelTask, NotificationTasks:
+		return true
+	}
+	return false
+}
+
+// IsSkillsExtensionMethod reports whether method belongs to the skills
+// extension (ExtensionSkills): skills/list, skills/get and
+// resources/directory/read. A server that declares the extension answers
+// them in every revision it serves.
+func IsSkillsExtensionMethod(method string) bool {
+	switch method {
+	case MethodListSkills, MethodGetSkill, MethodReadDirectory:
 		return true
 	}
 	return false

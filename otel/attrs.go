@@ -1,6 +1,32 @@
 package otel
 
-import "go.opentelemetry.io/otel/attribute"
+import (
+	"strings"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// MaxValueLength bounds, in bytes, each string the instrumentation
+// records from what a peer sends: a method name, a tool or prompt name
+// (in the span name too), a resource URI, a request id, a session id, an
+// error message. A longer one is cut, at a UTF-8 boundary; a message may
+// be 16 MiB, and spans wait in the batch span processor's queue (2048 of
+// them) before they are exported.
+const MaxValueLength = 1024
+
+// bounded returns s cut to MaxValueLength bytes, in a copy when cut (so
+// as not to keep the rest of the peer's bytes alive).
+func bounded(s string) string {
+	if len(s) <= MaxValueLength {
+		return s
+	}
+	n := MaxValueLength
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.Clone(s[:n])
+}
 
 // The attributes recorded, spelled as the semantic conventions v1.41.1
 // spell them (model/mcp and the registries it refers to).

@@ -8,17 +8,16 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 	mcpotel "github.com/mcpwire/mcpwire/otel"
 	"github.com/mcpwire/mcpwire/otel/internal/otlphttp"
+	"github.com/mcpwire/mcpwire/otel/internal/sdk"
 	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/transport/memory"
 )
@@ -27,10 +26,11 @@ import (
 // run: go test -run '^$' -bench . -benchmem ./otel (from the otel module:
 // cd otel && go test -run '^$' -bench . -benchmem).
 //
-// "on" exports every span for real: the OTLP/HTTP exporter that
-// otlpenv sets up, protobuf encoding and all, to a local endpoint that discards what it gets, with
-// a batch span processor that blocks rather than drop spans, and metrics
-// into the SDK's aggregation. cpu-ns/op is the CPU time of the whole
+// "on" exports every span for real: the SDK and the OTLP/HTTP exporter
+// that otlpenv sets up, protobuf encoding and all, to a local endpoint
+// that discards what it gets, with a batch span processor whose queue is
+// large enough that no span is dropped (the benchmark fails if one is),
+// and metrics into the SDK's aggregation. cpu-ns/op is the CPU time of the whole
 // process per call (getrusage), which counts the exporter's goroutines
 // and the garbage collector; ns/op counts the calling goroutine's wall
 // time.
@@ -47,17 +47,27 @@ func benchTelemetry(b *testing.B) *mcpotel.Instrumentation {
 	if err != nil {
 		b.Fatal(err)
 	}
-	res := resource.NewSchemaless(attribute.String("service.name", "bench"))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res),
-		sdktrace.WithSpanProcessor(sdktrace.NewBatchSpanProcessor(exp, sdktrace.WithBlocking())))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	res := sdk.NewResource("", attribute.String("service.name", "bench"))
+	batch := sdk.DefaultBatchConfig
+	batch.MaxQueueSize = sdk.MaxLimit
+	tp := sdk.NewTracerProvider(exp, sdk.TraceConfig{Resource: res, Sampler: sdk.ParentBased(sdk.AlwaysOn()), Limits: sdk.DefaultSpanLimits, Batch: batch})
+	mp := sdk.NewMeterProvider(discardMetrics{}, sdk.MetricConfig{Resource: res, Interval: time.Hour})
 	b.Cleanup(func() {
 		tp.Shutdown(context.Background())
 		mp.Shutdown(context.Background())
 		sink.Close()
+		if n := tp.Dropped(); n > 0 {
+			b.Errorf("%d spans dropped: the queue was too small for a fair measure", n)
+		}
 	})
 	return mcpotel.New(&mcpotel.Options{TracerProvider: tp, MeterProvider: mp})
 }
+
+// discardMetrics is a metric exporter that sends nothing.
+type discardMetrics struct{}
+
+func (discardMetrics) Export(context.Context, *sdk.ResourceMetrics) error { return nil }
+func (discardMetrics) Shutdown(context.Context) error                     { return nil }
 
 // The frames of the server benchmarks: a tools/call of the echo tool with
 // 100 bytes of text, without and with trace context (sampled, and not).

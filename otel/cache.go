@@ -29,8 +29,11 @@ type spanNames struct {
 // prompts/get whose params name the JSON string raw, and the name.
 func (c *spanNames) get(method string, raw []byte) (span, name string) {
 	end, escaped := jsonscan.SkipString(raw, 0)
-	if escaped || end != len(raw) {
-		name = str(raw)
+	if escaped || end != len(raw) || len(raw) > MaxValueLength+2 {
+		// Not cached: an escaped name, or one too long to keep (a peer
+		// chooses it, before the receiver knows whether such a tool
+		// exists).
+		name = bounded(str(raw))
 		return method + " " + name, name
 	}
 	inner := raw[1 : len(raw)-1]

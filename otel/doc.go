@@ -98,7 +98,12 @@
 // receiving side a method MCP does not define is recorded as _OTHER, the
 // name of a tool or prompt the receiver refused with -32602 (an unknown
 // one) is left out, and mcp.protocol.version is only a revision mcpwire
-// speaks. Spans, one per message, keep what was asked.
+// speaks; on the sending side, an error code in the answer that neither
+// JSON-RPC nor MCP defines is _OTHER (the span keeps it). Spans, one per
+// message, keep what was asked, but each string a peer chose (a method,
+// a tool or prompt name, a URI, a request or session id, an error
+// message) is cut to MaxValueLength bytes: a message may be 16 MiB, and
+// spans wait in a queue before they are exported.
 //
 // # Cost
 //
@@ -107,21 +112,24 @@
 // params without decoding them; span names and metric attribute sets
 // that repeat are made once. A tools/call served by a server alone
 // (BenchmarkServerCall: the frame decoded, served, the answer encoded),
-// every span exported over OTLP/HTTP to a local endpoint, cost the
-// process this much CPU and these allocations per call, instrumentation
-// off and on, in one run (medians of three, on a loaded shared machine):
+// every span exported over OTLP/HTTP to a local endpoint by the SDK and
+// the exporter otlpenv sets up, cost the process this much CPU and these
+// allocations per call, instrumentation off and on (medians of five, on
+// a loaded shared machine):
 //
 //	                         off            on, sampled      on, not sampled
-//	2025-11-25 session       4.9 µs, 19     18.6 µs, 33      8.3 µs, 31
-//	2026-07-28 stateless     4.7 µs, 20     24.5 µs, 34      13.3 µs, 32
+//	2025-11-25 session       5.8 µs, 19     19.0 µs, 31      11.9 µs, 31
+//	2026-07-28 stateless     7.5 µs, 20     18.9 µs, 32      11.1 µs, 32
 //
-// Of the sampled cost, most is the SDK's work on the span, in the batch
-// processor's goroutine, off the request's path. The exporter, otlpenv's,
-// writes the protobuf messages straight from the SDK's spans: 44
-// allocations and 220 kB per batch of 512 spans, where the official OTLP
-// exporter, converting to the generated proto types first, makes 15,741
-// and 1.1 MB, in about twice the time (BenchmarkExportSpans of
-// otel/internal/otlphttp).
+// Of the sampled cost, most is the SDK's work on the span: mcpwire's SDK
+// (otlpenv's) makes a span in 4 allocations, where the official Go SDK
+// makes 9, in about half the time (BenchmarkSpan of otel/internal/sdk),
+// and exports it from the batch processor's goroutine, off the request's
+// path. The exporter writes the protobuf messages straight from the
+// SDK's spans: 44 allocations and 220 kB per batch of 512 spans, where
+// the official OTLP exporter, converting to the generated proto types
+// first, makes 15,741 and 1.1 MB, in about twice the time
+// (BenchmarkExportSpans of otel/internal/otlphttp).
 // docs/telemetry.md of the repository has the command, more figures, and
 // a trace as it arrives.
 package otel

@@ -12,9 +12,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpwire/mcpwire/client"
@@ -22,6 +19,7 @@ import (
 	"github.com/mcpwire/mcpwire/mcp"
 	mcpotel "github.com/mcpwire/mcpwire/otel"
 	"github.com/mcpwire/mcpwire/otel/internal/otlphttp"
+	"github.com/mcpwire/mcpwire/otel/internal/sdk"
 	"github.com/mcpwire/mcpwire/otel/otlptest"
 	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/transport"
@@ -30,8 +28,8 @@ import (
 )
 
 // exportTo returns providers that export over OTLP/HTTP to the receiver,
-// as service, with the exporters otlpenv sets up.
-func exportTo(t *testing.T, r *otlptest.Receiver, service string) (*sdktrace.TracerProvider, *sdkmetric.MeterProvider) {
+// as service, with the SDK and the exporters otlpenv sets up.
+func exportTo(t *testing.T, r *otlptest.Receiver, service string) (*sdk.TracerProvider, *sdk.MeterProvider) {
 	texp, err := otlphttp.NewTraceExporter(&otlphttp.Config{URL: r.URL + "/v1/traces"})
 	if err != nil {
 		t.Fatal(err)
@@ -40,9 +38,9 @@ func exportTo(t *testing.T, r *otlptest.Receiver, service string) (*sdktrace.Tra
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := resource.NewSchemaless(attribute.String("service.name", service))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(texp), sdktrace.WithResource(res))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp)), sdkmetric.WithResource(res))
+	res := sdk.NewResource("", attribute.String("service.name", service))
+	tp := sdk.NewTracerProvider(texp, sdk.TraceConfig{Resource: res, Sampler: sdk.ParentBased(sdk.AlwaysOn()), Limits: sdk.DefaultSpanLimits, Batch: sdk.DefaultBatchConfig})
+	mp := sdk.NewMeterProvider(mexp, sdk.MetricConfig{Resource: res})
 	t.Cleanup(func() {
 		tp.Shutdown(context.Background())
 		mp.Shutdown(context.Background())

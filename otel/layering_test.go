@@ -14,9 +14,10 @@ import (
 // side).
 var allowed = map[string][]string{
 	"otel":                   {"server", "client", "mcp", "jsonrpc", "transport", "internal/jsonscan"},
-	"otel/otlpenv":           {"otel", "otel/internal/otlphttp"},
+	"otel/otlpenv":           {"otel", "otel/internal/otlphttp", "otel/internal/sdk"},
 	"otel/otlptest":          {},
-	"otel/internal/otlphttp": {},
+	"otel/internal/otlphttp": {"otel/internal/sdk"},
+	"otel/internal/sdk":      {},
 }
 
 func TestLayering(t *testing.T) {

@@ -54,7 +54,7 @@ type op struct {
 // included) and the span name.
 func (t *Instrumentation) begin(o *op, req *jsonrpc.Request) {
 	o.start = time.Now()
-	o.method, o.id = req.Method, req.ID
+	o.method, o.id = bounded(req.Method), req.ID
 	o.info.carrier.keys = t.keys
 	readParams(req.Params, wanted(req.Method), &o.info)
 	o.version = o.info.version
@@ -89,16 +89,16 @@ func (o *op) startAttrs(a []attribute.KeyValue) []attribute.KeyValue {
 		}
 	}
 	if o.info.uri != "" {
-		a = append(a, keyResourceURI.String(o.info.uri))
+		a = append(a, keyResourceURI.String(bounded(o.info.uri)))
 	}
 	if o.id.IsValid() {
-		a = append(a, keyRequestID.String(idString(o.id)))
+		a = append(a, keyRequestID.String(bounded(idString(o.id))))
 	}
 	if o.version != "" {
 		a = append(a, keyProtocolVersion.String(o.version))
 	}
 	if o.session != "" {
-		a = append(a, keySessionID.String(o.session))
+		a = append(a, keySessionID.String(bounded(o.session)))
 	}
 	if o.transport != "" {
 		a = append(a, keyNetTransport.String(o.transport))
@@ -132,14 +132,21 @@ func (t *Instrumentation) startSpan(ctx context.Context, o *op, kind trace.SpanS
 // chose is bounded, for a peer must not be able to grow the number of
 // series without limit: a method MCP does not define is recorded as
 // _OTHER, a tool or prompt name that the receiver refused as invalid
-// params (an unknown tool or prompt) is left out, and a protocol
-// revision is one mcpwire speaks.
+// params (an unknown tool or prompt) is left out, a protocol revision is
+// one mcpwire speaks, and an error code in the peer's answer that
+// neither JSON-RPC nor MCP defines is _OTHER.
 func (o *op) metricKey() metricKey {
 	k := metricKey{method: o.method, version: o.version,
 		transport: o.transport, http: o.http, addr: o.addr, port: o.port,
 		errType: o.errType, code: o.code}
 	if o.received && !knownMethods[o.method] {
 		k.method = methodOther
+	}
+	if !o.received && o.code != "" && !knownCodes[o.code] {
+		k.code = errOther
+		if k.errType == o.code {
+			k.errType = errOther
+		}
 	}
 	if !o.received || o.code != invalidParams {
 		switch o.method {
@@ -159,6 +166,20 @@ var knownMethods = func() map[string]bool {
 	m := map[string]bool{}
 	for _, name := range mcp.KnownMethods() {
 		m[name] = true
+	}
+	return m
+}()
+
+// knownCodes are the error codes JSON-RPC and MCP define, as recorded.
+var knownCodes = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range []jsonrpc.Code{
+		jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams, jsonrpc.CodeInternalError,
+		jsonrpc.CodeConnectionClosed, jsonrpc.CodeRequestTimeout, jsonrpc.CodeOverloaded, jsonrpc.CodeCancelled,
+		mcp.CodeResourceNotFound, mcp.CodeURLElicitationRequired, mcp.CodeHeaderMismatch,
+		mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion, mcp.CodeUserRejected,
+	} {
+		m[strconv.Itoa(int(c))] = true
 	}
 	return m
 }()
@@ -183,7 +204,7 @@ func (t *Instrumentation) end(ctx context.Context, o *op, span trace.Span, h met
 			a = append(a, keyStatusCode.String(o.code))
 		}
 		span.SetAttributes(a...)
-		span.SetStatus(codes.Error, o.desc)
+		span.SetStatus(codes.Error, bounded(o.desc))
 	}
 	span.End()
 	h.Record(ctx, time.Since(o.start).Seconds(), t.sets.get(o.metricKey())...)

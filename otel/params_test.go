@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -154,4 +156,23 @@ func FuzzReadParams(f *testing.F) {
 			t.Fatalf("readParams(%q) = %+v", params, info)
 		}
 	})
+}
+
+// TestSpanNameCacheIsBounded has a peer call 2,000 tools of 10 kB names
+// (unknown ones: the names are cached before the server looks): the
+// cache of span names kept 1,024 of them whole, 20 MB, for as long as
+// the instrumentation lives. It keeps only names within the bound.
+func TestSpanNameCacheIsBounded(t *testing.T) {
+	var c spanNames
+	for i := range 2000 {
+		name := `"` + strings.Repeat("x", 10_000) + strconv.Itoa(i) + `"`
+		c.get(mcp.MethodCallTool, []byte(name))
+	}
+	total := 0
+	for k, v := range c.tools {
+		total += len(k) + len(v)
+	}
+	if total > maxCached*(2*1024+len(mcp.MethodCallTool)+1) {
+		t.Errorf("the cache holds %d bytes of names", total)
+	}
 }

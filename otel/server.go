@@ -143,7 +143,7 @@ func (t *Instrumentation) send(ctx context.Context, o *op, req *jsonrpc.Request,
 	if o.session == "" && o.sess != nil {
 		// A legacy HTTP session's id comes with the answer to initialize.
 		if o.session = o.sess.ID(); o.session != "" {
-			span.SetAttributes(keySessionID.String(o.session))
+			span.SetAttributes(keySessionID.String(bounded(o.session)))
 		}
 	}
 	if err != nil {

@@ -13,6 +13,10 @@
 #                             and the benchmark of servers/filesystem)
 #   filesystem-<v>            @modelcontextprotocol/server-filesystem 2.3.0 (on the v2 SDK, both
 #                             protocol eras: the differential test of the 2.3.0 tools and flags)
+#   ext-apps-<v>              @modelcontextprotocol/ext-apps 2.0.4 (MCP Apps): its bundled App SDK,
+#                             app-with-deps.js, for the Apps built by the inspector's tests and
+#                             examples/apps (installed without its peer dependencies, which the
+#                             bundle does not need)
 #
 # Everything comes from the npm registry through npm; nothing else is downloaded, and package
 # install scripts are not run. Transitive dependencies are resolved as of NPM_BEFORE, so two
@@ -20,7 +24,8 @@
 # records the exact pins; a second run with nothing changed does no network access.
 #
 # Prints nothing but shell assignments on stdout (PEERS_DIR, NODE22, CONFORMANCE_0116,
-# CONFORMANCE_ALPHA12, SERVER_EVERYTHING, MCP_SDK_DIR, SERVER_FILESYSTEM, SERVER_FILESYSTEM_23), for:
+# CONFORMANCE_ALPHA12, SERVER_EVERYTHING, MCP_SDK_DIR, SERVER_FILESYSTEM, SERVER_FILESYSTEM_23,
+# EXT_APPS), for:
 #   eval "$(scripts/install-peers.sh)"
 # On failure it prints npm's log to stderr, prints nothing on stdout and exits non-zero. Under
 # `set -e`, `eval "$(...)"` does not stop on that failure; to stop, write:
@@ -41,6 +46,8 @@ FILESYSTEM_VERSION=2026.8.31
 # Published 2026-11-11: within NPM_BEFORE. Its package.json asks for Node >= 24 (an engines
 # field npm only warns about); it runs on the Node 22 above, which the tests use.
 FILESYSTEM23_VERSION=2.3.0
+# Published 2026-10-27: within NPM_BEFORE.
+EXT_APPS_VERSION=2.0.4
 # Upper bound on publish dates for transitive dependencies (npm --before).
 NPM_BEFORE=2026-11-30T00:00:00Z
 
@@ -85,7 +92,7 @@ install_group() {
 	mkdir -p -- "$tmp"
 	printf '{"name":"mcpwire-peers-%s","private":true}\n' "$folder" >"$tmp/package.json"
 	if ! (cd -- "$tmp" && npm install --save-exact --ignore-scripts --no-audit --no-fund \
-		--no-update-notifier --loglevel=warn --before="$NPM_BEFORE" "$@") >"$log" 2>&1; then
+		--no-update-notifier --loglevel=warn --before="$NPM_BEFORE" ${NPM_EXTRA:-} "$@") >"$log" 2>&1; then
 		cat -- "$log" >&2
 		die "npm install $* failed"
 	fi
@@ -123,6 +130,10 @@ install_group "$FILESYSTEM_DIR" "$FILESYSTEM_ENTRY" "@modelcontextprotocol/serve
 FILESYSTEM23_DIR=filesystem-$FILESYSTEM23_VERSION
 install_group "$FILESYSTEM23_DIR" "$FILESYSTEM_ENTRY" "@modelcontextprotocol/server-filesystem@$FILESYSTEM23_VERSION"
 
+EXT_APPS_DIR=ext-apps-$EXT_APPS_VERSION
+EXT_APPS_ENTRY=node_modules/@modelcontextprotocol/ext-apps/dist/src/app-with-deps.js
+NPM_EXTRA=--legacy-peer-deps install_group "$EXT_APPS_DIR" "$EXT_APPS_ENTRY" "@modelcontextprotocol/ext-apps@$EXT_APPS_VERSION"
+
 assign() {
 	printf '%s=%q\n' "$1" "$2"
 }
@@ -134,3 +145,4 @@ assign SERVER_EVERYTHING "$PEERS_DIR/$EVERYTHING_DIR/$EVERYTHING_ENTRY"
 assign MCP_SDK_DIR "$PEERS_DIR/$EVERYTHING_DIR/node_modules/@modelcontextprotocol/sdk"
 assign SERVER_FILESYSTEM "$PEERS_DIR/$FILESYSTEM_DIR/$FILESYSTEM_ENTRY"
 assign SERVER_FILESYSTEM_23 "$PEERS_DIR/$FILESYSTEM23_DIR/$FILESYSTEM_ENTRY"
+assign EXT_APPS "$PEERS_DIR/$EXT_APPS_DIR/$EXT_APPS_ENTRY"

@@ -78,6 +78,10 @@ func (s *Server) methodTable() map[string]*methodInfo {
 		mcp.MethodListTasks:      method(func(p *mcp.ListTasksParams) *mcp.RequestMeta { return &p.Meta }, s.listTasks),
 		mcp.MethodCancelTask:     method(func(p *mcp.CancelTaskParams) *mcp.RequestMeta { return &p.Meta }, s.cancelTask),
 		mcp.MethodUpdateTask:     method(func(p *mcp.UpdateTaskParams) *mcp.RequestMeta { return &p.Meta }, s.updateTask),
+		// skills: the extension's methods (skills_methods.go)
+		mcp.MethodListSkills:    method(func(p *mcp.ListSkillsParams) *mcp.RequestMeta { return &p.Meta }, s.listSkills),
+		mcp.MethodGetSkill:      method(func(p *mcp.GetSkillParams) *mcp.RequestMeta { return &p.Meta }, s.getSkill),
+		mcp.MethodReadDirectory: method(func(p *mcp.ReadDirectoryParams) *mcp.RequestMeta { return &p.Meta }, s.readDirectory),
 	}
 }
 

@@ -76,6 +76,43 @@
 // the user; servers behind a load balancer share Options.RequestStateKeys
 // so that any instance can continue a round that another began.
 //
+// # Skills
+//
+// AddSkillsDir (or AddSkills, for an fs.FS) serves a tree of Agent Skills
+// through the Skills extension (SEP-2640): every directory with a
+// SKILL.md is a skill, listed by skills/list and skills/get with its
+// frontmatter and the sha256 digest and size of each of its files, which
+// resources/read serves at skill://<skill-path>/<file-path>. The
+// extension is declared from the first skill set; SkillsOptions bounds
+// the scan and the reads, and says what to do with skills that break the
+// rules (left out, with a SkillError). A file changed on disk is noticed
+// when it is read or its skill is fetched, and the set rescanned; Reload
+// rescans on demand.
+//
+//	set, err := srv.AddSkillsDir("skills", &server.SkillsOptions{DirectoryRead: true})
+//
+// # MCP Apps
+//
+// A tool may come with an interactive interface (the MCP Apps extension,
+// SEP-1865): an HTML document, served as a ui:// resource of type
+// text/html;profile=mcp-app, that a host renders in a sandbox beside the
+// tool's result. The App inside can call the server's tools through the
+// host, among them tools only Apps may call:
+//
+//	srv.AddApp(&server.App{URI: "ui://clock/view", Name: "clock", HTML: page})
+//	srv.AddAppTool(&mcp.Tool{Name: "show_time"},
+//		mcp.AppToolMeta{ResourceURI: "ui://clock/view"}, showTime)
+//	srv.AddAppTool(&mcp.Tool{Name: "tick"}, mcp.AppToolMeta{
+//		ResourceURI: "ui://clock/view",
+//		Visibility:  []mcp.AppVisibility{mcp.AppVisibilityApp},
+//	}, tick)
+//
+// Adding a tool whose _meta.ui names something other than a ui:// URI, or
+// an interface the server does not serve, is an error (ErrApp); add the
+// App first. The server lists every tool to every client: keeping
+// app-only tools from the model, and model-only tools from Apps, is the
+// host's part. examples/apps is a complete App.
+//
 // # Errors
 //
 // A tool's failures are results (IsError), never protocol errors. A
@@ -114,7 +151,8 @@
 // 503), MaxListeners for open subscriptions/listen streams, MaxSubscriptions
 // for the resources a session or a listen watches, MaxRequestStateBytes and
 // RequestStateTTL for multi round-trip state, TaskOptions for tasks (whose
-// MaxTasksPerOwner also bounds the tasks a listen watches), PageSize,
+// MaxTasksPerOwner also bounds the tasks a listen watches), SkillsOptions
+// for skill sets (SEP-2640), PageSize,
 // DrainTimeout and NotifyTimeout. A request refused by a bound gets a
 // JSON-RPC error that says which, never a silent drop.
 //

@@ -117,8 +117,9 @@ func (r *Request) begin(meta *mcp.RequestMeta) error {
 		if meta.ClientCapabilities == nil {
 			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, `Invalid params: _meta lacks "io.modelcontextprotocol/clientCapabilities"`)
 		}
-		// tasks: the extension's methods are gated per request (tasks_methods.go)
-		if !mcp.HasMethod(v, r.Method) && !mcp.IsTasksExtensionMethod(r.Method) {
+		// tasks: the extension's methods are gated per request (tasks_methods.go);
+		// skills: by the server's skill sets (skills_methods.go)
+		if !mcp.HasMethod(v, r.Method) && !mcp.IsTasksExtensionMethod(r.Method) && !mcp.IsSkillsExtensionMethod(r.Method) {
 			return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s is not part of revision %s", r.Method, v)
 		}
 		if meta.LogLevel != "" && !meta.LogLevel.IsValid() {
@@ -142,7 +143,7 @@ func (r *Request) begin(meta *mcp.RequestMeta) error {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: %s before initialize", r.Method)
 	}
 	r.Version = v
-	if !mcp.HasMethod(v, r.Method) {
+	if !mcp.HasMethod(v, r.Method) && !mcp.IsSkillsExtensionMethod(r.Method) {
 		return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s is not part of revision %s", r.Method, v)
 	}
 	return nil

@@ -160,6 +160,9 @@ func (s *Server) findResource(uri string) (ResourceHandler, map[string]string) {
 	if e, ok := s.resources.get(uri); ok {
 		return e.handler, nil
 	}
+	if h := s.skillFileHandler(uri); h != nil { // skills: a skill's file (skills.go)
+		return h, nil
+	}
 	for _, t := range s.templates.all() {
 		if m := t.compiled.Match(uri); m != nil {
 			vars := make(map[string]string, len(m))

@@ -192,8 +192,10 @@ type Server struct {
 	versions   []mcp.Version
 	modern     bool // a modern revision is among versions
 	legacy     []mcp.Version
-	tasks      *taskEngine  // tasks: nil unless Options.Tasks (tasks.go)
-	shared     *sharedState // scale-out: nil unless Options.Store (shared.go)
+	tasks      *taskEngine   // tasks: nil unless Options.Tasks (tasks.go)
+	shared     *sharedState  // scale-out: nil unless Options.Store (shared.go)
+	skills     *skillsEngine // skills: nil until AddSkills (skills.go)
+	skillsOnce sync.Once
 }
 
 // New returns a server that introduces itself with info.
@@ -305,7 +307,8 @@ func (s *Server) capabilitiesLocked() mcp.ServerCapabilities {
 	if s.opts.Complete != nil || s.hasCompletersLocked() || c.Completions != nil {
 		c.Completions = &mcp.Supported{}
 	}
-	s.addTaskCapabilities(&c) // tasks: (tasks.go)
+	s.addTaskCapabilities(&c)  // tasks: (tasks.go)
+	s.addSkillCapabilities(&c) // skills: (skills.go)
 	return c
 }
 

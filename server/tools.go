@@ -46,6 +46,9 @@ func (s *Server) addTool(tool *mcp.Tool, h ToolHandler, in, out *jsonschema.Sche
 		return err
 	}
 	t := *tool
+	if err := s.checkAppTool(&t); err != nil { // _meta.ui (apps.go)
+		return err
+	}
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}

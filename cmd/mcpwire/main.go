@@ -1,5 +1,3 @@
-// Command mcpwire talks to any Model Context Protocol server: it lists and
-// calls tools, reads resources and renders prompts. Run "mcpwire --help".
 package main
 
 import (

@@ -31,6 +31,12 @@ var scenarios = map[string]scenario{
 	"json-schema-2020-12-preservation":    echoSchema,
 }
 
+func init() {
+	for name, sc := range skillScenarios { // skills.go
+		scenarios[name] = sc
+	}
+}
+
 // connect connects to the scenario's server in the revision under test:
 // MCP_CONFORMANCE_PROTOCOL_VERSION when set, else the legacy 2025-11-25
 // that the 0.1.x suites test.

@@ -86,6 +86,7 @@ func newServer(logger *slog.Logger, st store.Store, instrument func(*server.Opti
 		e.addScaleOutTools(),
 		e.addResources(),
 		e.addPrompts(),
+		e.addSkills(), // skills.go: after the resources, whose order the scenarios read
 	); err != nil {
 		return nil, fmt.Errorf("registering the fixtures: %w", err)
 	}

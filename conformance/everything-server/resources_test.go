@@ -31,7 +31,9 @@ func TestResources(t *testing.T) {
 			}
 			uris = append(uris, r.URI)
 		}
-		if want := []string{"test://static-text", "test://static-binary", "test://watched-resource"}; !slices.Equal(uris, want) {
+		// The skills' SKILL.md files follow (skills.go).
+		if want := []string{"test://static-text", "test://static-binary", "test://watched-resource",
+			"skill://acme/billing/refunds/SKILL.md", "skill://pdf-processing/SKILL.md"}; !slices.Equal(uris, want) {
 			t.Errorf("resources %v, want %v", uris, want)
 		}
 		for _, uri := range uris { // the first one for caching, every one for good measure

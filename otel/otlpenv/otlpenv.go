@@ -31,27 +31,45 @@
 //     by commas, the values URL-decoded); _TIMEOUT (milliseconds, 10 s
 //     by default, bounding one export, retries included); _COMPRESSION
 //     (gzip or none); _CERTIFICATE, _CLIENT_CERTIFICATE and _CLIENT_KEY
-//     (PEM files); OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE
-//     (cumulative, delta, lowmemory) and
+//     (PEM files). OTEL_EXPORTER_OTLP_INSECURE, which the specification
+//     gives gRPC only, is not read: the URL's scheme decides;
+//   - what the SDK follows (package otel/internal/sdk, mcpwire's own):
+//     OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (key=value pairs
+//     separated by commas, the values percent-decoded); for traces,
+//     OTEL_TRACES_SAMPLER (always_on, always_off, traceidratio and the
+//     parentbased_ form of each; parentbased_always_on by default) and
+//     OTEL_TRACES_SAMPLER_ARG (the ratio, from 0 to 1), the span limits
+//     OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT, OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT
+//     (and their OTEL_ATTRIBUTE_ forms), OTEL_SPAN_EVENT_COUNT_LIMIT,
+//     OTEL_SPAN_LINK_COUNT_LIMIT, OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT and
+//     OTEL_LINK_ATTRIBUTE_COUNT_LIMIT, and the batch span processor's
+//     OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_EXPORT_TIMEOUT (milliseconds),
+//     OTEL_BSP_MAX_QUEUE_SIZE and OTEL_BSP_MAX_EXPORT_BATCH_SIZE; for
+//     metrics, OTEL_METRIC_EXPORT_INTERVAL and OTEL_METRIC_EXPORT_TIMEOUT
+//     (milliseconds), OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE
+//     (cumulative, delta, lowmemory),
 //     OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION
-//     (explicit_bucket_histogram, base2_exponential_bucket_histogram).
-//     OTEL_EXPORTER_OTLP_INSECURE, which the specification gives gRPC
-//     only, is not read: the URL's scheme decides.
+//     (explicit_bucket_histogram, base2_exponential_bucket_histogram) and
+//     OTEL_METRICS_EXEMPLAR_FILTER (trace_based, always_on, always_off).
 //
 // A value it does not support is an error naming the variable, and then
-// nothing is set up. What the SDK reads itself, from the process
-// environment, applies as usual: OTEL_SERVICE_NAME and
-// OTEL_RESOURCE_ATTRIBUTES; OTEL_TRACES_SAMPLER and its argument;
-// OTEL_BSP_* (the batch span processor); OTEL_METRIC_EXPORT_INTERVAL and
-// _TIMEOUT.
+// nothing is set up (where the official Go SDK would report it and use
+// its default).
 //
-// The exporters are mcpwire's own (package otel/internal/otlphttp): they
-// write the OTLP protobuf messages themselves, the bytes the official
-// exporters of go.opentelemetry.io/otel/exporters/otlp write (but that
-// links keep their trace state, and that a string that is not UTF-8 is
-// sent with U+FFFD for its invalid bytes where they drop the batch);
-// those would link the protobuf runtime, gRPC and grpc-gateway into
-// every program (6 MB of the mcpwire command). They retry what the
+// The SDK is mcpwire's own (package otel/internal/sdk): the
+// specification's behaviour for what mcpwire records, and for a
+// program's own spans and synchronous instruments (counters, up-down
+// counters, histograms, gauges; the observable instruments are accepted
+// and never called), in about a sixth of the official SDK's size in a
+// binary.
+// Its resource's telemetry.sdk.name is github.com/mcpwire/mcpwire/otel.
+// The exporters are mcpwire's own too (package otel/internal/otlphttp):
+// they write the OTLP protobuf messages themselves, the bytes the
+// official exporters of go.opentelemetry.io/otel/exporters/otlp write
+// (but that links keep their trace state, and that a string that is not
+// UTF-8 is sent with U+FFFD for its invalid bytes where they drop the
+// batch); those would link the protobuf runtime, gRPC and grpc-gateway
+// into every program (6 MB of the mcpwire command). They retry what the
 // specification says to retry (429, 502, 503, 504) with exponential
 // backoff or after the Retry-After the endpoint asks for, within the
 // timeout; a connection that fails is not retried, so that an absent
@@ -69,40 +87,46 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
 	mcpotel "github.com/mcpwire/mcpwire/otel"
 	"github.com/mcpwire/mcpwire/otel/internal/otlphttp"
+	"github.com/mcpwire/mcpwire/otel/internal/sdk"
 )
 
 // Options say who the program is, for the resource of its telemetry.
 type Options struct {
 	// ServiceName is service.name unless OTEL_SERVICE_NAME (or
-	// service.name in OTEL_RESOURCE_ATTRIBUTES) says otherwise.
+	// service.name in OTEL_RESOURCE_ATTRIBUTES) says otherwise; ""
+	// means unknown_service:<the executable's name>.
 	ServiceName string
 	// ServiceVersion is service.version, if not empty.
 	ServiceVersion string
-	// Getenv reads the environment for Setup and the exporters; default
-	// os.Getenv. The SDK reads the process environment itself.
+	// Getenv reads the environment, for Setup, the SDK and the
+	// exporters; default os.Getenv.
 	Getenv func(string) string
 }
 
 // Telemetry is what Setup set up. A nil *Telemetry is valid: nothing was
-// set up, its Shutdown does nothing and its Instrumentation is nil.
+// set up, its ForceFlush and Shutdown do nothing and its Instrumentation
+// is nil.
 type Telemetry struct {
-	// TracerProvider exports spans; nil when traces are off.
-	TracerProvider *sdktrace.TracerProvider
-	// MeterProvider exports metrics; nil when metrics are off.
-	MeterProvider *sdkmetric.MeterProvider
+	// TracerProvider makes the tracers whose sampled spans are exported;
+	// nil when traces are off.
+	TracerProvider trace.TracerProvider
+	// MeterProvider makes the meters whose instruments are exported;
+	// nil when metrics are off.
+	MeterProvider metric.MeterProvider
 	// Propagator is the propagator of OTEL_PROPAGATORS.
 	Propagator propagation.TextMapPropagator
 
+	tp   *sdk.TracerProvider
+	mp   *sdk.MeterProvider
 	inst *mcpotel.Instrumentation
 }
 
@@ -132,36 +156,42 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 	if err != nil {
 		return nil, err
 	}
-	attrs := []attribute.KeyValue{attribute.String("service.name", opts.ServiceName)}
-	if opts.ServiceVersion != "" {
-		attrs = append(attrs, attribute.String("service.version", opts.ServiceVersion))
-	}
-	res, err := resource.New(ctx, resource.WithAttributes(attrs...), resource.WithFromEnv(), resource.WithTelemetrySDK())
+	res, err := sdk.ResourceFromEnv(getenv, sdk.ResourceOptions{ServiceName: opts.ServiceName, ServiceVersion: opts.ServiceVersion, SchemaURL: mcpotel.SchemaURL})
 	if err != nil {
 		return nil, fmt.Errorf("otlpenv: the resource: %w", err)
 	}
-	// Every setting is read before anything is set up: one the exporters
-	// cannot follow leaves nothing behind.
+	// Every setting is read before anything is set up: one that cannot
+	// be followed leaves nothing behind.
 	var texp *otlphttp.TraceExporter
 	var mexp *otlphttp.MetricExporter
+	var tcfg sdk.TraceConfig
+	var mcfg sdk.MetricConfig
 	if traces {
+		if tcfg, err = sdk.TraceConfigFromEnv(getenv, res); err != nil {
+			return nil, fmt.Errorf("otlpenv: traces: %w", err)
+		}
 		if texp, err = traceExporter(getenv); err != nil {
 			return nil, fmt.Errorf("otlpenv: the trace exporter: %w", err)
 		}
 	}
 	if metrics {
+		if mcfg, err = sdk.MetricConfigFromEnv(getenv, res); err != nil {
+			return nil, fmt.Errorf("otlpenv: metrics: %w", err)
+		}
 		if mexp, err = metricExporter(getenv); err != nil {
 			return nil, fmt.Errorf("otlpenv: the metric exporter: %w", err)
 		}
 	}
 	t := &Telemetry{Propagator: prop}
 	if traces {
-		t.TracerProvider = sdktrace.NewTracerProvider(sdktrace.WithBatcher(texp), sdktrace.WithResource(res))
-		otel.SetTracerProvider(t.TracerProvider)
+		t.tp = sdk.NewTracerProvider(texp, tcfg)
+		t.TracerProvider = t.tp
+		otel.SetTracerProvider(t.tp)
 	}
 	if metrics {
-		t.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp)), sdkmetric.WithResource(res))
-		otel.SetMeterProvider(t.MeterProvider)
+		t.mp = sdk.NewMeterProvider(mexp, mcfg)
+		t.MeterProvider = t.mp
+		otel.SetMeterProvider(t.mp)
 	}
 	otel.SetTextMapPropagator(prop)
 	return t, nil
@@ -249,18 +279,42 @@ func (t *Telemetry) Instrumentation() *mcpotel.Instrumentation {
 	return t.inst
 }
 
-// Shutdown flushes what is left to export and stops the providers,
-// within ctx. A nil t does nothing.
-func (t *Telemetry) Shutdown(ctx context.Context) error {
+// ForceFlush exports, within ctx, the spans ended so far and what the
+// instruments hold. A nil t does nothing.
+func (t *Telemetry) ForceFlush(ctx context.Context) error {
 	if t == nil {
 		return nil
 	}
 	var errs []error
-	if t.TracerProvider != nil {
-		errs = append(errs, t.TracerProvider.Shutdown(ctx))
+	if t.tp != nil {
+		errs = append(errs, t.tp.ForceFlush(ctx))
 	}
-	if t.MeterProvider != nil {
-		errs = append(errs, t.MeterProvider.Shutdown(ctx))
+	if t.mp != nil {
+		errs = append(errs, t.mp.ForceFlush(ctx))
 	}
 	return errors.Join(errs...)
+}
+
+// Shutdown exports, within ctx, the spans ended so far and what the
+// instruments hold, then stops the providers and the exporters: later
+// spans and measurements are not exported. What it had no time for is
+// dropped: a collector that does not answer delays it no longer than
+// ctx. A second call waits for the first one's end, within its ctx, and
+// returns nil; a nil t does nothing.
+func (t *Telemetry) Shutdown(ctx context.Context) error {
+	if t == nil {
+		return nil
+	}
+	// Both at once: a collector that takes the time of one does not
+	// leave the other none.
+	var terr, merr error
+	var wg sync.WaitGroup
+	if t.tp != nil {
+		wg.Go(func() { terr = t.tp.Shutdown(ctx) })
+	}
+	if t.mp != nil {
+		wg.Go(func() { merr = t.mp.Shutdown(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(terr, merr)
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -170,5 +171,73 @@ func TestSetupExportsSpansWithInvalidUTF8(t *testing.T) {
 	}
 	if s := otlptest.Find(spans, "s", "read_file", trace.SpanKindInternal); s == nil || s.Attrs["file.path"] != "/tmp/caf\uFFFD.txt" {
 		t.Errorf("the span with the bad attribute: %+v", s)
+	}
+}
+
+// TestShutdownTwice checks that Shutdown may be called again (a deferred
+// call after an explicit one, say): it returns nil at once, and
+// ForceFlush after it does not hang. The second call used to fail with
+// the metric reader's "reader is shutdown", which a program reports.
+func TestShutdownTwice(t *testing.T) {
+	r := otlptest.NewReceiver(t)
+	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": r.URL}
+	tel, err := otlpenv.Setup(context.Background(), otlpenv.Options{ServiceName: "s", Getenv: func(k string) string { return env[k] }})
+	if err != nil || tel == nil {
+		t.Fatal(tel, err)
+	}
+	_, span := tel.TracerProvider.Tracer("t").Start(context.Background(), "work")
+	span.End()
+	if err := tel.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := tel.Shutdown(ctx); err != nil {
+		t.Errorf("a second Shutdown: %v", err)
+	}
+	_, late := tel.TracerProvider.Tracer("t").Start(context.Background(), "after")
+	late.End()
+	tel.ForceFlush(ctx)
+	if ctx.Err() != nil {
+		t.Error("ForceFlush after Shutdown hung")
+	}
+	if n := len(r.Spans()); n != 1 {
+		t.Errorf("%d spans exported, want the one ended before Shutdown", n)
+	}
+}
+
+// TestShutdownBoundedByDeadCollector checks that a collector that takes
+// requests and never answers holds Shutdown no longer than its context,
+// for traces and metrics together (the program exits then).
+func TestShutdownBoundedByDeadCollector(t *testing.T) {
+	hang := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(hang)
+	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL, "OTEL_EXPORTER_OTLP_TIMEOUT": "60000"}
+	tel, err := otlpenv.Setup(context.Background(), otlpenv.Options{ServiceName: "s", Getenv: func(k string) string { return env[k] }})
+	if err != nil || tel == nil {
+		t.Fatal(tel, err)
+	}
+	for range 10 {
+		_, span := tel.TracerProvider.Tracer("t").Start(context.Background(), "work")
+		span.End()
+	}
+	h, _ := tel.MeterProvider.Meter("m").Float64Histogram("h")
+	h.Record(context.Background(), 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = tel.Shutdown(ctx)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Shutdown took %v with a context of 500ms", d)
+	}
+	if err == nil {
+		t.Error("Shutdown reported no error: nothing was exported")
 	}
 }

@@ -148,7 +148,9 @@
 //     Summer Time).
 //   - list_directory_with_sizes sorts names by the Unicode root collation
 //     (what localeCompare does under an English locale) whatever the
-//     process's locale.
+//     process's locale: that of golang.org/x/text/collate (CLDR 23), from
+//     a table of its own (collate.go), where Node's ICU has a newer CLDR
+//     (docs/rough_edges.md).
 //   - Glob patterns: the negated extglob !(a|b) inside a pattern is not
 //     supported (a clear error); ? matches one character where minimatch
 //     matches one UTF-16 code unit.

@@ -14,9 +14,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/collate"
-	"golang.org/x/text/language"
 )
 
 // decodeUTF8 decodes b as the WHATWG UTF-8 decoder does (Node's
@@ -232,7 +229,3 @@ func fileURL(p string) string {
 	}
 	return sb.String()
 }
-
-// newCollator returns the ordering of localeCompare under an English
-// locale (the Unicode root collation).
-func newCollator() *collate.Collator { return collate.New(language.English) }

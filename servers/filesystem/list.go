@@ -11,10 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
-
-	"golang.org/x/text/collate"
 
 	"github.com/mcpwire/mcpwire/servers/filesystem/internal/glob"
 )
@@ -100,8 +97,6 @@ type listSizesArgs struct {
 	SortBy string `json:"sortBy"`
 }
 
-var collators = sync.Pool{New: func() any { return newCollator() }}
-
 func (c *call) listDirectoryWithSizes(ctx context.Context, args *listSizesArgs) (string, error) {
 	d, display, err := c.openListed(args.Path)
 	if err != nil {
@@ -161,9 +156,7 @@ func (c *call) listDirectoryWithSizes(ctx context.Context, args *listSizesArgs) 
 			return 0
 		})
 	} else {
-		col := collators.Get().(*collate.Collator)
-		slices.SortStableFunc(list, func(a, b sized) int { return col.CompareString(a.name, b.name) })
-		collators.Put(col)
+		sortByName(list, func(s sized) string { return s.name })
 	}
 	var b strings.Builder
 	for _, s := range list {

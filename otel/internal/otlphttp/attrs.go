@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
-	"go.opentelemetry.io/otel/sdk/resource"
+
+	"github.com/mcpwire/mcpwire/otel/internal/sdk"
 )
 
 // What traces and metrics share (opentelemetry/proto/common/v1 and
@@ -114,7 +114,7 @@ func (e *encoder) set(field int, s *attribute.Set) {
 }
 
 // resource writes a Resource: attributes 1. A nil resource is left out.
-func (e *encoder) resource(field int, r *resource.Resource) {
+func (e *encoder) resource(field int, r *sdk.Resource) {
 	if r == nil {
 		return
 	}
@@ -125,7 +125,7 @@ func (e *encoder) resource(field int, r *resource.Resource) {
 
 // scope writes an InstrumentationScope: name 1, version 2, attributes 3
 // (its schema URL is the ScopeSpans' or ScopeMetrics').
-func (e *encoder) scope(field int, sc *instrumentation.Scope) {
+func (e *encoder) scope(field int, sc *sdk.Scope) {
 	s := e.begin(field)
 	e.str(1, sc.Name)
 	e.str(2, sc.Version)

@@ -96,9 +96,10 @@ func BenchmarkExportSpans(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer exp.Shutdown(context.Background())
+				ours := toSDK(spans)
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := exp.ExportSpans(context.Background(), spans); err != nil {
+					if err := exp.ExportSpans(context.Background(), ours); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -148,9 +149,10 @@ func BenchmarkExportMetrics(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer exp.Shutdown(context.Background())
+		ours := toSDKMetrics(rm)
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := exp.Export(context.Background(), rm); err != nil {
+			if err := exp.Export(context.Background(), ours); err != nil {
 				b.Fatal(err)
 			}
 		}

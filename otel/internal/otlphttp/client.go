@@ -88,6 +88,8 @@ type client struct {
 	wait       func(context.Context, time.Duration) error
 	// kind is what a partial success counts ("spans").
 	kind string
+	// maxRequest is MaxRequest, but in tests.
+	maxRequest int
 	// lastSize is the size of the last request, for the next one's
 	// buffer.
 	lastSize atomic.Int64
@@ -126,6 +128,7 @@ func newClient(cfg *Config, kind string) (*client, error) {
 		hc:         cfg.httpClient,
 		wait:       cfg.wait,
 		kind:       kind,
+		maxRequest: MaxRequest,
 	}
 	for k, v := range cfg.Header {
 		c.header[http.CanonicalHeaderKey(k)] = v
@@ -175,8 +178,8 @@ const maxHint = 1 << 20
 // send POSTs body, retrying what the specification says to retry, with
 // backoff, within the timeout and ctx.
 func (c *client) send(ctx context.Context, body []byte) error {
-	if len(body) > MaxRequest {
-		return fmt.Errorf("the request is %d bytes, more than %d", len(body), MaxRequest)
+	if len(body) > c.maxRequest {
+		return fmt.Errorf("the request is %d bytes, more than %d", len(body), c.maxRequest)
 	}
 	c.lastSize.Store(int64(len(body)))
 	if !c.acquire() {

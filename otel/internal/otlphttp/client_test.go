@@ -5,9 +5,11 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,9 +17,11 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/attribute"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/mcpwire/mcpwire/otel/internal/sdk"
 )
 
 // A script answers the requests it receives in turn with its responses
@@ -86,7 +90,7 @@ func exportWith(t *testing.T, cfg *Config) error {
 		t.Fatal(err)
 	}
 	defer x.Shutdown(context.Background())
-	return x.ExportSpans(context.Background(), stubSpans())
+	return x.ExportSpans(context.Background(), toSDK(stubSpans()))
 }
 
 // TestRetryAfter checks that a 503 with Retry-After is retried after the
@@ -197,7 +201,7 @@ func TestTimeout(t *testing.T) {
 	defer x.Shutdown(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if err := x.ExportSpans(ctx, stubSpans()); !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "timeout of") {
+	if err := x.ExportSpans(ctx, toSDK(stubSpans())); !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "timeout of") {
 		t.Errorf("with the caller's deadline: %v", err)
 	}
 }
@@ -206,7 +210,7 @@ func TestTimeout(t *testing.T) {
 // is what the encoder wrote; without, it is sent as it is.
 func TestGzip(t *testing.T) {
 	e := encoder{}
-	e.traces(stubSpans())
+	e.traces(toSDK(stubSpans()))
 	for _, gz := range []bool{false, true} {
 		s, url := newScript(t, response{status: 200})
 		if err := exportWith(t, &Config{URL: url, Gzip: gz}); err != nil {
@@ -314,8 +318,8 @@ func TestErrorStatusMessage(t *testing.T) {
 }
 
 // TestShutdown checks the SDK's contract: Shutdown cancels an export in
-// progress and waits for it; later exports, a second Shutdown, and
-// ForceFlush fail with ErrShutdown.
+// progress and waits for it; later exports and a second Shutdown fail
+// with ErrShutdown.
 func TestShutdown(t *testing.T) {
 	tr := &cancelled{entered: make(chan struct{})}
 	x, err := NewTraceExporter(&Config{URL: "http://otlp.invalid/v1/traces", Timeout: time.Hour, httpClient: &http.Client{Transport: tr}})
@@ -323,7 +327,7 @@ func TestShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error)
-	go func() { done <- x.ExportSpans(context.Background(), stubSpans()) }()
+	go func() { done <- x.ExportSpans(context.Background(), toSDK(stubSpans())) }()
 	<-tr.entered
 	if err := x.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
@@ -334,7 +338,7 @@ func TestShutdown(t *testing.T) {
 	if err := <-done; !errors.Is(err, ErrShutdown) {
 		t.Errorf("the export in progress: %v, want ErrShutdown", err)
 	}
-	if err := x.ExportSpans(context.Background(), stubSpans()); !errors.Is(err, ErrShutdown) {
+	if err := x.ExportSpans(context.Background(), toSDK(stubSpans())); !errors.Is(err, ErrShutdown) {
 		t.Errorf("an export after Shutdown: %v", err)
 	}
 	if err := x.Shutdown(context.Background()); !errors.Is(err, ErrShutdown) {
@@ -345,22 +349,11 @@ func TestShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := m.ForceFlush(ctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("ForceFlush with a cancelled context: %v", err)
-	}
-	if err := m.ForceFlush(context.Background()); err != nil {
-		t.Errorf("ForceFlush: %v", err)
-	}
 	if err := m.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Export(context.Background(), &metricdata.ResourceMetrics{}); !errors.Is(err, ErrShutdown) {
+	if err := m.Export(context.Background(), &sdk.ResourceMetrics{}); !errors.Is(err, ErrShutdown) {
 		t.Errorf("an export after Shutdown: %v", err)
-	}
-	if err := m.ForceFlush(context.Background()); !errors.Is(err, ErrShutdown) {
-		t.Errorf("ForceFlush after Shutdown: %v", err)
 	}
 }
 
@@ -373,7 +366,7 @@ func TestShutdownWithinContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error)
-	go func() { done <- x.ExportSpans(context.Background(), stubSpans()) }()
+	go func() { done <- x.ExportSpans(context.Background(), toSDK(stubSpans())) }()
 	<-tr.entered
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -421,5 +414,55 @@ func TestMaxRequest(t *testing.T) {
 	}
 	if s.count() != 0 {
 		t.Error("the request was sent")
+	}
+}
+
+// TestOversizedBatchIsSplit checks that a batch whose request would pass
+// the request bound is sent in parts rather than lost whole, and that a
+// span that alone passes it is dropped, named in the error, the others
+// being sent.
+func TestOversizedBatchIsSplit(t *testing.T) {
+	c := &capture{}
+	x, err := NewTraceExporter(&Config{URL: "http://otlp.invalid/v1/traces", httpClient: &http.Client{Transport: c}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Shutdown(context.Background())
+	x.c.maxRequest = 4 << 10
+	var spans []*sdk.SpanData
+	res, scope := sdk.NewResource("", attribute.String("service.name", "s")), &sdk.Scope{Name: "t"}
+	add := func(name string, size int) {
+		spans = append(spans, &sdk.SpanData{Resource: res, Scope: scope, Name: name, SpanContext: toSDK(stubSpans())[0].SpanContext,
+			Attributes: []attribute.KeyValue{attribute.String("pad", strings.Repeat("x", size))}})
+	}
+	for i := range 6 {
+		add(fmt.Sprint("big", i), 1500)
+	}
+	add("huge", 5000)
+	add("small", 0)
+	err = x.ExportSpans(context.Background(), spans)
+	if err == nil || !strings.Contains(err.Error(), "1 span") || !strings.Contains(err.Error(), "more than 4096") {
+		t.Errorf("error %v, want the one span too large", err)
+	}
+	var got []string
+	for _, b := range c.bodies {
+		if len(b) > 4<<10 {
+			t.Errorf("a request of %d bytes", len(b))
+		}
+		var req coltracepb.ExportTraceServiceRequest
+		if err := proto.Unmarshal(b, &req); err != nil {
+			t.Fatal(err)
+		}
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					got = append(got, s.Name)
+				}
+			}
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"big0", "big1", "big2", "big3", "big4", "big5", "small"}; !slices.Equal(got, want) {
+		t.Errorf("sent %v, want %v", got, want)
 	}
 }

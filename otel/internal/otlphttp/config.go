@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
 // Defaults and bounds of the configuration.
@@ -57,10 +55,6 @@ type Config struct {
 	// TLS is the TLS configuration of an https URL: trusted roots and a
 	// client certificate. Nil means the system's roots.
 	TLS *tls.Config
-	// Temporality and Aggregation are the metric exporter's (nil: the
-	// SDK's defaults, cumulative and explicit buckets).
-	Temporality sdkmetric.TemporalitySelector
-	Aggregation sdkmetric.AggregationSelector
 
 	// For tests: the HTTP client (nil: the exporter's own), and the wait
 	// between attempts (nil: a timer).
@@ -83,11 +77,11 @@ type Config struct {
 //   - _COMPRESSION: gzip or none;
 //   - _CERTIFICATE: a PEM file of the roots to trust;
 //     _CLIENT_CERTIFICATE and _CLIENT_KEY: PEM files of the client's
-//     certificate and key, both or neither;
-//   - for metrics, OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE
-//     (cumulative, delta or lowmemory) and
-//     OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION
-//     (explicit_bucket_histogram or base2_exponential_bucket_histogram).
+//     certificate and key, both or neither.
+//
+// OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE and
+// _DEFAULT_HISTOGRAM_AGGREGATION, which decide how metrics are
+// aggregated, are the SDK's (sdk.MetricConfigFromEnv).
 //
 // A value it cannot follow is an error naming the variable.
 // OTEL_EXPORTER_OTLP_INSECURE and its per-signal form, which the
@@ -124,14 +118,6 @@ func FromEnv(getenv func(string) string, signal Signal) (*Config, error) {
 	}
 	if cfg.TLS != nil && strings.HasPrefix(cfg.URL, "http:") {
 		return nil, fmt.Errorf("otlphttp: a certificate is set for %s, an http URL (TLS needs https)", cfg.URL)
-	}
-	if signal == Metrics {
-		if cfg.Temporality, err = temporalityPreference(getenv); err != nil {
-			return nil, err
-		}
-		if cfg.Aggregation, err = histogramAggregation(getenv); err != nil {
-			return nil, err
-		}
 	}
 	return cfg, nil
 }
@@ -300,36 +286,4 @@ func readFile(name, file string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %s is larger than %d bytes", name, file, MaxFileSize)
 	}
 	return b, nil
-}
-
-func temporalityPreference(getenv func(string) string) (sdkmetric.TemporalitySelector, error) {
-	const name = "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE"
-	switch v := strings.TrimSpace(getenv(name)); strings.ToLower(v) {
-	case "", "cumulative":
-		return sdkmetric.CumulativeTemporalitySelector, nil
-	case "delta":
-		return sdkmetric.DeltaTemporalitySelector, nil
-	case "lowmemory":
-		return sdkmetric.LowMemoryTemporalitySelector, nil
-	default:
-		return nil, fmt.Errorf("%s=%q is not supported (cumulative, delta or lowmemory)", name, v)
-	}
-}
-
-func histogramAggregation(getenv func(string) string) (sdkmetric.AggregationSelector, error) {
-	const name = "OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION"
-	switch v := strings.TrimSpace(getenv(name)); strings.ToLower(v) {
-	case "", "explicit_bucket_histogram":
-		return sdkmetric.DefaultAggregationSelector, nil
-	case "base2_exponential_bucket_histogram":
-		return func(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
-			if k == sdkmetric.InstrumentKindHistogram {
-				// The specification's defaults.
-				return sdkmetric.AggregationBase2ExponentialHistogram{MaxSize: 160, MaxScale: 20}
-			}
-			return sdkmetric.DefaultAggregationSelector(k)
-		}, nil
-	default:
-		return nil, fmt.Errorf("%s=%q is not supported (explicit_bucket_histogram or base2_exponential_bucket_histogram)", name, v)
-	}
 }

@@ -21,14 +21,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 // TestFromEnv checks the variables of each signal: the endpoint and its
 // path rules, the per-signal forms overriding the general ones, headers,
-// timeout, compression, the metric preferences, and a clear error for
+// timeout, compression, and a clear error for
 // each value it cannot follow.
 func TestFromEnv(t *testing.T) {
 	dir := t.TempDir()
@@ -40,15 +37,12 @@ func TestFromEnv(t *testing.T) {
 	os.WriteFile(big, make([]byte, MaxFileSize+1), 0o600)
 
 	type want struct {
-		url      string
-		header   http.Header
-		timeout  time.Duration
-		gzip     bool
-		roots    bool // TLS with RootCAs
-		certs    int  // TLS client certificates
-		delta    bool // a counter's temporality is delta
-		lowmem   bool // an observable counter's is cumulative, a counter's delta
-		expHisto bool
+		url     string
+		header  http.Header
+		timeout time.Duration
+		gzip    bool
+		roots   bool // TLS with RootCAs
+		certs   int  // TLS client certificates
 	}
 	const base = "http://collector:4318"
 	for _, tc := range []struct {
@@ -138,18 +132,9 @@ func TestFromEnv(t *testing.T) {
 		{name: "a certificate for http", signal: Traces, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": base, "OTEL_EXPORTER_OTLP_CERTIFICATE": caFile},
 			wantErr: "TLS needs https"},
 
-		{name: "delta", signal: Metrics, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": base, "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "Delta"},
-			want: want{url: base + "/v1/metrics", delta: true}},
-		{name: "low memory", signal: Metrics, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": base, "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "lowmemory"},
-			want: want{url: base + "/v1/metrics", delta: true, lowmem: true}},
-		{name: "another temporality", signal: Metrics, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": base, "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "deltas"},
-			wantErr: `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE="deltas" is not supported`},
-		{name: "the metric preferences do not apply to traces", signal: Traces, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": base, "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "deltas"},
-			want: want{url: base + "/v1/traces"}},
-		{name: "exponential histograms", signal: Metrics, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": base, "OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "base2_exponential_bucket_histogram"},
-			want: want{url: base + "/v1/metrics", expHisto: true}},
-		{name: "another histogram", signal: Metrics, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": base, "OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "exponential"},
-			wantErr: "OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION"},
+		{name: "the metric preferences are the SDK's", signal: Metrics, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": base,
+			"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "deltas", "OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "exponential"},
+			want: want{url: base + "/v1/metrics"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := FromEnv(func(k string) string { return tc.env[k] }, tc.signal)
@@ -175,27 +160,6 @@ func TestFromEnv(t *testing.T) {
 			}
 			if roots, certs := cfg.TLS != nil && cfg.TLS.RootCAs != nil, 0; roots != w.roots || cfg.TLS != nil && len(cfg.TLS.Certificates) != w.certs || cfg.TLS == nil && w.certs != certs {
 				t.Errorf("TLS %+v, want roots %v and %d client certificates", cfg.TLS, w.roots, w.certs)
-			}
-			if tc.signal != Metrics {
-				return
-			}
-			x, err := NewMetricExporter(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer x.Shutdown(context.Background())
-			if got := x.Temporality(sdkmetric.InstrumentKindCounter) == metricdata.DeltaTemporality; got != w.delta {
-				t.Errorf("a counter's temporality is delta: %v, want %v", got, w.delta)
-			}
-			if got := x.Temporality(sdkmetric.InstrumentKindObservableCounter) == metricdata.DeltaTemporality; got != (w.delta && !w.lowmem) {
-				t.Errorf("an observable counter's temporality is delta: %v", got)
-			}
-			if x.Temporality(sdkmetric.InstrumentKindUpDownCounter) != metricdata.CumulativeTemporality {
-				t.Error("an up-down counter's temporality is not cumulative")
-			}
-			_, exp := x.Aggregation(sdkmetric.InstrumentKindHistogram).(sdkmetric.AggregationBase2ExponentialHistogram)
-			if exp != w.expHisto {
-				t.Errorf("histogram aggregation %#v", x.Aggregation(sdkmetric.InstrumentKindHistogram))
 			}
 		})
 	}
@@ -278,7 +242,7 @@ func TestTLSFromEnv(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer x.Shutdown(context.Background())
-		return x.ExportSpans(context.Background(), stubSpans())
+		return x.ExportSpans(context.Background(), toSDK(stubSpans()))
 	}
 	if err := export(); err == nil {
 		t.Error("the export succeeded without a client certificate")

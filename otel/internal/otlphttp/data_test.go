@@ -204,11 +204,6 @@ func richMetrics() *metricdata.ResourceMetrics {
 					{Name: "exp.int", Data: metricdata.ExponentialHistogram[int64]{Temporality: metricdata.DeltaTemporality,
 						DataPoints: []metricdata.ExponentialHistogramDataPoint[int64]{{Count: 1, Sum: 8, Scale: math.MinInt32, Exemplars: exI,
 							PositiveBucket: metricdata.ExponentialBucket{Offset: math.MaxInt32, Counts: []uint64{1}}}}}},
-					{Name: "summary", Data: metricdata.Summary{DataPoints: []metricdata.SummaryDataPoint{
-						{Attributes: one, StartTime: start, Time: end, Count: 3, Sum: 6,
-							QuantileValues: []metricdata.QuantileValue{{Quantile: 0, Value: 1}, {Quantile: 0.5, Value: 2}, {Quantile: 1, Value: 3}}},
-						{},
-					}}},
 				},
 			},
 			{Scope: instrumentation.Scope{}},

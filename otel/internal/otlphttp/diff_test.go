@@ -73,7 +73,7 @@ func ourTraces(t *testing.T, url string, hc *http.Client, gzip bool, spans []sdk
 		t.Fatal(err)
 	}
 	defer exp.Shutdown(context.Background())
-	return exp.ExportSpans(context.Background(), spans)
+	return exp.ExportSpans(context.Background(), toSDK(spans))
 }
 
 func ourMetrics(t *testing.T, url string, hc *http.Client, gzip bool, rm *metricdata.ResourceMetrics) error {
@@ -83,7 +83,7 @@ func ourMetrics(t *testing.T, url string, hc *http.Client, gzip bool, rm *metric
 		t.Fatal(err)
 	}
 	defer exp.Shutdown(context.Background())
-	return exp.Export(context.Background(), rm)
+	return exp.Export(context.Background(), toSDKMetrics(rm))
 }
 
 // sortResources orders the ResourceSpans of a request by their

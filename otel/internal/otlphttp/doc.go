@@ -1,9 +1,10 @@
 // Package otlphttp exports OpenTelemetry traces and metrics over
 // OTLP/HTTP with protobuf encoding (opentelemetry.io/docs/specs/otlp):
-// a TraceExporter (an sdk/trace.SpanExporter) and a MetricExporter (an
-// sdk/metric.Exporter) that POST ExportTraceServiceRequest and
-// ExportMetricsServiceRequest messages as application/x-protobuf.
-// Package otlpenv sets them up from the standard environment (FromEnv).
+// a TraceExporter and a MetricExporter, the exporters of mcpwire's SDK
+// (package otel/internal/sdk: sdk.SpanExporter and sdk.MetricExporter),
+// that POST ExportTraceServiceRequest and ExportMetricsServiceRequest
+// messages as application/x-protobuf. Package otlpenv sets them up from
+// the standard environment (FromEnv).
 //
 // It is what the official exporters (go.opentelemetry.io/otel/exporters/
 // otlp/otlptrace/otlptracehttp and otlpmetric/otlpmetrichttp) do, without
@@ -14,13 +15,17 @@
 // (6.3 MB of its 38.7). Here the messages are written straight from the
 // SDK's data by a small encoder of the protobuf wire format (wire.go),
 // with no intermediate message: the bytes are those proto.Marshal writes
-// for the official exporters' messages (the tests compare them, and
-// fuzz the attributes), with two repairs: a link's trace state, which
-// they leave out, is written, and a string that is not UTF-8, for which
-// they fail the whole batch, is sent with U+FFFD in place of its invalid
-// bytes. Every aggregation the SDK produces is written (gauges, sums,
-// histograms, exponential histograms, summaries); a metric of another
-// (or of an unknown temporality) is left out and reported.
+// for the official exporters' messages, given the same data (the tests
+// give the official exporters the official SDK's data and this one the
+// same converted, compare the bytes, and fuzz the attributes), with two
+// repairs: a link's trace state, which they leave out, is written, and a
+// string that is not UTF-8, for which they fail the whole batch, is sent
+// with U+FFFD in place of its invalid bytes. Every aggregation the SDK
+// produces is written (gauges, sums, histograms, exponential
+// histograms); a metric of another kind (or of an unknown temporality)
+// is left out and reported. A batch of spans whose request would pass
+// MaxRequest is sent in parts, so that one oversized span costs only
+// itself.
 //
 // Sending follows the specification: the statuses 429, 502, 503 and 504
 // are retried with exponential backoff (1 s, doubling, ±50 % jitter) or

@@ -38,9 +38,8 @@ func FuzzAttributes(f *testing.F) {
 		for len(r.b) > 0 && len(attrs) < 32 {
 			attrs = append(attrs, attribute.KeyValue{Key: attribute.Key(r.str()), Value: r.value(0)})
 		}
-		ours := fuzzSpans(attrs)
 		e := encoder{}
-		e.traces(ours)
+		e.traces(toSDK(fuzzSpans(attrs)))
 		var got coltracepb.ExportTraceServiceRequest
 		if err := proto.Unmarshal(e.b, &got); err != nil {
 			t.Fatalf("proto.Unmarshal: %v\nbytes: %q", err, e.b)

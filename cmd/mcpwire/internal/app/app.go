@@ -158,6 +158,8 @@ func ServerArgs(names ...string) cobra.PositionalArgs {
 			return err
 		case len(pos) < len(names):
 			return UsageErrorf("missing %s (usage: %s)", names[len(pos)], cmd.UseLine())
+		case len(pos) > len(names) && bareTrace(cmd, pos[len(names)]):
+			return UsageErrorf("unexpected argument %q: a format goes after --trace with \"=\", as in --trace=%s", pos[len(names)], pos[len(names)])
 		case len(pos) > len(names) && len(server) == 0 && alias == "" && cmd.ArgsLenAtDash() < 0 && !cmd.Flags().Changed("url") && !cmd.Flags().Changed("server"):
 			example := append(append([]string{cmd.CommandPath()}, pos[:len(names)]...), "--")
 			example = append(example, pos[len(names):]...)
@@ -167,6 +169,14 @@ func ServerArgs(names ...string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// bareTrace reports whether arg is a format of --trace that followed a
+// bare --trace: "--trace jsonl" is --trace (the pretty format), then an
+// argument "jsonl".
+func bareTrace(cmd *cobra.Command, arg string) bool {
+	f := cmd.Flags().Lookup("trace")
+	return f != nil && f.Changed && f.Value.String() == f.NoOptDefVal && (arg == TraceJSONL || arg == TracePretty)
 }
 
 // CompleteArgs returns the shell completion of the arguments of a

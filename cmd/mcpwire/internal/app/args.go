@@ -48,15 +48,22 @@ func ReadArgs(spec string, stdin io.Reader) (json.RawMessage, error) {
 	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
+		if obj, ok := PairsObject(string(data)); ok {
+			return nil, &ExitError{Code: ExitUsage, Err: &PairsError{Where: where, Given: strings.TrimSpace(string(data)), Object: obj}}
+		}
+		hint := ""
+		if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+			hint = `; the arguments are a JSON object, such as {"name": "value"}`
+		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			at := "at the end of the input"
 			if !strings.Contains(se.Error(), "unexpected end") {
 				at = position(data, se.Offset)
 			}
-			return nil, UsageErrorf("%s: invalid JSON %s: %s", where, at, strings.TrimPrefix(se.Error(), "json: "))
+			return nil, UsageErrorf("%s: invalid JSON %s: %s%s", where, at, strings.TrimPrefix(se.Error(), "json: "), hint)
 		}
-		return nil, UsageErrorf("%s: invalid JSON: %v", where, err)
+		return nil, UsageErrorf("%s: invalid JSON: %v%s", where, err, hint)
 	}
 	if _, ok := v.(map[string]any); !ok {
 		return nil, UsageErrorf("%s: want a JSON object, got %s", where, JSONKind(v))
@@ -66,6 +73,86 @@ func ReadArgs(spec string, stdin io.Reader) (json.RawMessage, error) {
 		return nil, UsageErrorf("%s: invalid JSON: %v", where, err)
 	}
 	return b.Bytes(), nil
+}
+
+// A PairsError is an --args value written as NAME=VALUE pairs
+// (name=Ada, or a=1,b=2) where a JSON object is wanted: it shows the
+// object meant.
+type PairsError struct {
+	Where  string // the flag and where its value came from: "--args", "--args @FILE"
+	Given  string // the value as given
+	Object string // the JSON object it means, compact
+}
+
+// Error says that the arguments are a JSON object, and shows it as a
+// value of --args, quoted for the shell.
+func (e *PairsError) Error() string {
+	return fmt.Sprintf("%s: the arguments are a JSON object, not %s: --args %s", e.Where, e.Given, ShellQuote(e.Object))
+}
+
+// maxPairs bounds the NAME=VALUE pairs that PairsObject reads.
+const maxPairs = 64
+
+// PairsObject reads s as NAME=VALUE pairs, separated by commas or spaces
+// (name=Ada, a=1,b=2), and returns the JSON object they mean: a VALUE
+// that is a JSON number, true, false or null as that, any other as a
+// string. ok is false when s is not such pairs.
+func PairsObject(s string) (obj string, ok bool) {
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+	if len(fields) == 0 || len(fields) > maxPairs {
+		return "", false
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range fields {
+		name, value, found := strings.Cut(f, "=")
+		if !found || !isPairName(name) {
+			return "", false
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(name)
+		b.Write(k)
+		b.WriteByte(':')
+		var scalar any
+		if json.Unmarshal([]byte(value), &scalar) == nil {
+			switch scalar.(type) {
+			case nil, bool, float64:
+				b.WriteString(value)
+				continue
+			}
+		}
+		v, _ := json.Marshal(value)
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.String(), true
+}
+
+// isPairName reports whether s can be the NAME of a NAME=VALUE pair: a
+// letter or underscore, then letters, digits, '_', '-' or '.'.
+func isPairName(s string) bool {
+	for i, r := range s {
+		switch {
+		case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+		case i > 0 && (r >= '0' && r <= '9' || r == '-' || r == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// ShellQuote quotes s for a POSIX shell: in single quotes, unless it
+// needs none.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./-_", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // ReadStringArgs resolves --args for a prompt: a JSON object whose

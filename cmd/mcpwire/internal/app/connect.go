@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -129,7 +130,9 @@ func (a *App) dial(ctx context.Context, t *Target, log *slog.Logger, o *client.O
 	}
 	opts.Version, opts.Logger = a.Global.Protocol, log
 	c := client.New(mcp.Implementation{Name: "mcpwire", Version: mcpwire.Version()}, a.ClientOptions(&opts))
+	stop := a.WaitNotice(t, log)
 	sess, err := c.Connect(ctx, l.Transport)
+	stop()
 	if err != nil {
 		l.done()
 		var e *ExitError
@@ -338,20 +341,56 @@ func (p *process) Address() string { return p.t.Address() }
 func (p *process) Connect(ctx context.Context) (transport.Conn, error) {
 	c, err := p.t.Start(ctx)
 	if err != nil {
-		var ee *exec.Error
-		var pe *fs.PathError
-		switch {
-		case errors.As(err, &ee):
-			return nil, ConnectErrorf("cannot start the server %q: %v", p.name, ee.Err)
-		case errors.As(err, &pe):
-			return nil, ConnectErrorf("cannot start the server %q: %v", p.name, pe.Err)
-		}
-		return nil, ConnectErrorf("cannot start the server %q: %v", p.name, TrimPrefixes(err.Error()))
+		return nil, StartError(p.name, err)
 	}
 	p.mu.Lock()
 	p.conn = c
 	p.mu.Unlock()
 	return &processConn{Conn: c, p: p}, nil
+}
+
+// StartError words the failure to start the server program name (exit
+// code 4). A directory is named as one ("permission denied" is what
+// starting it says), with the go run command line that runs the Go
+// program in it, if it holds one.
+func StartError(name string, err error) error {
+	if st, serr := os.Stat(name); serr == nil && st.IsDir() {
+		msg := "it is a directory, not a program"
+		if hasGoFiles(name) {
+			run := name
+			if !filepath.IsAbs(run) && !strings.HasPrefix(run, "."+string(filepath.Separator)) && !strings.HasPrefix(run, "./") && run != "." && !strings.HasPrefix(run, "..") {
+				run = "./" + run // go run takes "hello/" for a package path
+			}
+			msg += "; to run the Go program in it: -- go run " + ShellQuote(run)
+		}
+		return ConnectErrorf("cannot start the server %q: %s", name, msg)
+	}
+	var ee *exec.Error
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &ee):
+		return ConnectErrorf("cannot start the server %q: %v", name, ee.Err)
+	case errors.As(err, &pe):
+		return ConnectErrorf("cannot start the server %q: %v", name, pe.Err)
+	}
+	return ConnectErrorf("cannot start the server %q: %v", name, TrimPrefixes(err.Error()))
+}
+
+// hasGoFiles reports whether dir holds a Go file other than a test's,
+// among its first entries.
+func hasGoFiles(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(1000)
+	for _, e := range entries {
+		if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			return true
+		}
+	}
+	return false
 }
 
 // exit tells how the process ended: every failure (a non-zero status, a

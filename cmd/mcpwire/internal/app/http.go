@@ -228,9 +228,31 @@ func (w *httpWatch) diagnose(err error) error {
 	var je *jsonrpc.Error
 	var se *streamable.HTTPStatusError
 	if errors.As(err, &je) && errors.As(err, &se) {
+		if se.StatusCode == http.StatusNotFound {
+			if d := w.notFoundAtRoot(); d != nil {
+				return d
+			}
+		}
 		return w.describeStatus(se.StatusCode, je, ch)
 	}
 	return nil
+}
+
+// notFoundAtRoot explains a 404 for a URL without a path (as
+// http://localhost:3000 for examples/http's http://localhost:3000/mcp):
+// MCP endpoints have one, most often /mcp. It returns nil for a URL with
+// a path, whose 404 is told as it is.
+func (w *httpWatch) notFoundAtRoot() error {
+	u, err := url.Parse(w.url)
+	if err != nil || (u.Path != "" && u.Path != "/") {
+		return nil
+	}
+	u.Path, u.RawPath, u.RawQuery = "/mcp", "", ""
+	where := "try --url " + u.String()
+	if strings.HasPrefix(w.login, "@") {
+		where = "try " + u.String() + " in the configuration of " + w.login
+	}
+	return &ExitError{Code: ExitConnect, Err: fmt.Errorf("%s answered 404 Not Found (nothing is served there): MCP endpoints have a path; %s", w.url, where)}
 }
 
 // describeStatus explains an HTTP error status of the server, whose last

@@ -59,9 +59,7 @@ func (a *App) NewRoot(families ...Family) *cobra.Command {
 	root.SetOut(a.Stdout)
 	root.SetErr(a.Stderr)
 	root.SetVersionTemplate("mcpwire {{.Version}}\n")
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return UsageErrorf("%v (see %s --help)", err, cmd.CommandPath())
-	})
+	root.SetFlagErrorFunc(flagError)
 	a.flags.addTo(root)
 	root.RegisterFlagCompletionFunc("server", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return a.serverNames(), cobra.ShellCompDirectiveNoFileComp

@@ -135,7 +135,7 @@ Exit status 0 when the run is done, 1 when no call succeeded or a session
 was lost, 4 when a server could not be started or reached.`
 
 const benchExample = `  mcpwire bench --tool echo --args '{"message": "hi"}' -c 8 -d 10s -- npx -y @modelcontextprotocol/server-everything
-  mcpwire bench --tool search --args '{"q": "term {{rand 1 1000}}"}' --rate 500 --sessions 4 --url http://localhost:3000/mcp
+  mcpwire bench --tool forecast --args '{"city": "Paris {{rand 1 1000}}"}' --rate 500 --sessions 4 -d 5s --url http://localhost:3000/mcp
   mcpwire bench --tool echo --args '{"message": "{{seq}}"}' -n 10000 --compare 'node old-server.js' -- node new-server.js
   mcpwire bench --tool get_weather --args @args.json --json @weather | jq .latency_ms.p99`
 

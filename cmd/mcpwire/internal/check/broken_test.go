@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The broken server: a small MCP server written by hand, frame by frame,
@@ -45,6 +46,7 @@ import (
 //	text-only             stdio: a program that does not speak JSON-RPC: a banner, then a line of text for each line read
 //	batch-only            stdio: every line answered with a JSON array of things that are not messages
 //	banner                stdio: a line of text on stdout first, then a server that works
+//	linger                stdio: a server that works, and does not exit when its stdin ends (for a minute)
 type brokenServer struct {
 	defects map[string]bool
 	// answered counts the requests answered, for undeclared-changes.
@@ -90,6 +92,9 @@ func (s *brokenServer) serveStdio(in io.Reader, out io.Writer) {
 		for _, resp := range s.handle(line) {
 			out.Write(append(resp, '\n'))
 		}
+	}
+	if s.has("linger") {
+		time.Sleep(time.Minute) // until mcpwire check kills it
 	}
 }
 

@@ -76,7 +76,7 @@ func (c *checker) wire(url string, modern bool) (wire, error) {
 	if url == "" {
 		w, err := startStdio(t.Cmd(), c.rec, c.logw, c.o.timeout)
 		if err != nil {
-			return nil, app.ConnectErrorf("cannot start the server %q: %v", t.Command[0], app.UnwrapPathError(err))
+			return nil, app.StartError(t.Command[0], err)
 		}
 		return w, nil
 	}
@@ -106,26 +106,34 @@ func (c *checker) run(ctx context.Context, url string) error {
 	var legacy, modern *peer
 	var legacyErr, modernErr error
 	var nj *notJSONRPCError
+	stop := c.a.WaitNotice(&c.a.Global.Target, c.a.Logger()) // until the first server answers
+	defer stop()
 	if want == "" || mcp.IsLegacy(want) {
 		legacy, legacyErr = c.openLegacy(ctx, url)
+		stop()
 		if legacy != nil {
 			c.legacyChecks(ctx, legacy, url)
-			legacy.w.close()
+			legacy.w.close(ctx)
 		}
-		if errors.As(legacyErr, &nj) {
+		var start *app.ExitError
+		switch {
+		case errors.As(legacyErr, &nj):
 			// Not a server that speaks another era: one that does not
 			// speak JSON-RPC at all.
 			return app.ConnectErrorf("cannot check the server: %v", nj)
+		case errors.As(legacyErr, &start):
+			return legacyErr // it cannot be started (or reached): no era can be checked
 		}
 	}
-	if want == "" || mcp.IsModern(want) {
+	if (want == "" || mcp.IsModern(want)) && ctx.Err() == nil { // no server is started past --timeout
 		modern, modernErr = c.openModern(ctx, url)
+		stop()
 		if errors.As(modernErr, &nj) {
 			return app.ConnectErrorf("cannot check the server: %v", nj)
 		}
 		if modern != nil {
 			c.modernChecks(ctx, modern, url)
-			modern.w.close()
+			modern.w.close(ctx)
 		}
 	}
 	if legacy == nil && modern == nil {
@@ -161,14 +169,14 @@ func (c *checker) openLegacy(ctx context.Context, url string) (*peer, error) {
 	switch {
 	case errors.As(err, &je):
 		c.addf(chkInitialize, "", Skip, "the server refused initialize (%s): it does not speak the legacy revisions; their checks are skipped", describeError(je))
-		w.close()
+		w.close(ctx)
 		return nil, je
 	case err != nil:
 		if e := w.ended(); e != nil {
 			err = e
 		}
 		c.addf(chkInitialize, "", Skip, "initialize failed (%v); the legacy checks are skipped", err)
-		w.close()
+		w.close(ctx)
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
 	var problems []string
@@ -187,7 +195,7 @@ func (c *checker) openLegacy(ctx context.Context, url string) (*peer, error) {
 	if len(problems) > 0 {
 		c.addf(chkInitialize, string(v), Fail, "the result has %s", joinAnd(problems))
 		if res.ProtocolVersion == "" || !mcp.IsSupported(res.ProtocolVersion) {
-			w.close()
+			w.close(ctx)
 			return nil, errors.New("initialize: " + joinAnd(problems))
 		}
 	} else {
@@ -203,7 +211,7 @@ func (c *checker) openLegacy(ctx context.Context, url string) (*peer, error) {
 	}
 	if err := w.notify(ctx, p.notification(mcp.NotificationInitialized, nil)); err != nil {
 		c.addf(chkInitialize, p.era(), Fail, "notifications/initialized: %v", err)
-		w.close()
+		w.close(ctx)
 		return nil, err
 	}
 	return p, nil
@@ -227,14 +235,14 @@ func (c *checker) openModern(ctx context.Context, url string) (*peer, error) {
 	switch {
 	case errors.As(err, &je):
 		c.addf(chkDiscover, "", Skip, "the server refused server/discover (%s): it does not speak 2026-07-28; its checks are skipped", describeError(je))
-		w.close()
+		w.close(ctx)
 		return nil, je
 	case err != nil:
 		if e := w.ended(); e != nil {
 			err = e
 		}
 		c.addf(chkDiscover, "", Skip, "server/discover failed (%v); the 2026-07-28 checks are skipped", err)
-		w.close()
+		w.close(ctx)
 		return nil, fmt.Errorf("server/discover: %w", err)
 	}
 	p.caps = res.Capabilities
@@ -291,7 +299,7 @@ func (c *checker) checkNegotiation(ctx context.Context, url string) {
 		c.addf(chkNegotiation, "", Fail, "cannot open a second connection: %v", err)
 		return
 	}
-	defer w.close()
+	defer w.close(ctx)
 	p := c.newPeer(w, url, false, bogus)
 	c.begin()
 	var res mcp.InitializeResult

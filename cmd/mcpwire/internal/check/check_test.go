@@ -275,6 +275,53 @@ func TestCheckOfAProgramThatDoesNotSpeakJSONRPC(t *testing.T) {
 	}
 }
 
+// Regression (issue 20, item 2): the check closed each server process it
+// started by closing its stdin and waiting 2 s for it to exit, whatever
+// --timeout had left: a server that does not exit when its stdin ends
+// (the check starts several) held the check seconds past its bound.
+// The wait for the exit ends with --timeout, then the process is killed.
+func TestCheckCloseIsBoundedByTimeout(t *testing.T) {
+	const timeout = 2 * time.Second
+	e := clitest.NewEnv(t, clitest.ServerOptions{}, Family())
+	start := time.Now()
+	code := e.Execute("check", "--timeout", timeout.String(), "--", os.Args[0], brokenArg, "linger")
+	// The bound, and at most a second to kill a process and read the
+	// end of its output (exec.Cmd.WaitDelay), and slack for a busy
+	// machine; each close past the bound takes 2 s more.
+	if d := time.Since(start); d > timeout+1500*time.Millisecond {
+		t.Errorf("mcpwire check --timeout %v took %v (exit %d): %s", timeout, d.Round(time.Millisecond), code, e.Stderr.String())
+	}
+	if code != app.ExitFailure || !strings.Contains(e.Stderr.String(), "did not finish within 2s (see --timeout)") {
+		t.Errorf("exit %d, stderr %q; want %d and the bound named", code, e.Stderr.String(), app.ExitFailure)
+	}
+}
+
+// Regression (issue 19): mcpwire check --help said that --timeout is "2
+// minutes unless given", and listed it among the global flags with
+// "(default 30s)". check's --timeout is a flag of its own, whose default
+// the help shows; it bounds the check, as the global one bounds the
+// other commands.
+func TestCheckHelpShowsItsTimeout(t *testing.T) {
+	e := clitest.NewEnv(t, clitest.ServerOptions{}, Family())
+	if code := e.Execute("check", "--help"); code != 0 {
+		t.Fatalf("exit %d: %s", code, e.Stderr.String())
+	}
+	var lines []string
+	for l := range strings.Lines(e.Stdout.String()) {
+		if strings.Contains(l, "--timeout duration") {
+			lines = append(lines, strings.TrimSpace(l))
+		}
+	}
+	if len(lines) != 1 || !strings.HasSuffix(lines[0], "(default 2m0s)") {
+		t.Errorf("the help's --timeout: %q, want one line, (default 2m0s)", lines)
+	}
+	// A negative bound is refused as the global one is; 0 lifts it.
+	e = clitest.NewEnv(t, clitest.ServerOptions{}, Family())
+	if code := e.Execute("check", "--timeout", "-1s", "--", "srv"); code != app.ExitUsage || !strings.Contains(e.Stderr.String(), "--timeout must not be negative") {
+		t.Errorf("--timeout -1s: exit %d, %s", code, e.Stderr.String())
+	}
+}
+
 // TestCheckUsage checks the mistakes of a command line.
 func TestCheckUsage(t *testing.T) {
 	for _, tc := range []struct {
@@ -283,7 +330,7 @@ func TestCheckUsage(t *testing.T) {
 	}{
 		{[]string{"check", "--url", "http://a/mcp", "--url", "http://b/mcp", "--url", "http://c/mcp"}, "give --url once, or twice"},
 		{[]string{"check", "--call", "=x", "--", "server"}, "want TOOL=ARGS"},
-		{[]string{"check", "--call", "t=[1]", "--", "server"}, "--call t: : want a JSON object"},
+		{[]string{"check", "--call", "t=[1]", "--", "server"}, "--call t: want a JSON object"},
 		{[]string{"check", "--response-timeout", "0", "--", "server"}, "--response-timeout must be positive"},
 	} {
 		e := clitest.NewEnv(t, clitest.ServerOptions{}, Family())

@@ -26,6 +26,9 @@
 // answer (a server that prints a banner answers right after it); one that
 // does not is not an MCP server, and the check ends there, in either era,
 // quoting the first such line (stdioWire.exchange, notJSONRPCError).
+// A process is stopped as MCP asks: its stdin is closed, and it is killed
+// if it has not exited two seconds later, or when --timeout runs out,
+// whichever comes first.
 //
 // A frame that breaks JSON-RPC may go unanswered: over stdio the wire
 // sends a probe after it (ping, or server/discover in the stateless era)
@@ -76,6 +79,7 @@
 //	calls.go      tool calls, subscriptions/listen
 //	httpchecks.go the headers of both eras over HTTP, and Origin
 //	stateless.go  two instances of a stateless server
+//	skills.go     the Skills extension (SEP-2640), when the server declares it
 //	wire.go, stdio.go, http.go, peer.go  speaking to the server
 //	report.go     text, JSON and JUnit XML
 package check

@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -40,6 +41,7 @@ type options struct {
 	callReadOnly bool
 	junit        string
 	timeout      time.Duration // the wait for each answer
+	total        time.Duration // --timeout: the bound of the whole check
 }
 
 const checkLong = `mcpwire check checks that a server follows the Model Context Protocol,
@@ -78,8 +80,9 @@ server it does not know: check, which is what you point at such
 servers, trusts them only when you say so. A called tool's result is
 checked: content blocks, and structuredContent against the outputSchema.
 
---timeout bounds the whole check (2 minutes unless given: a server after
--- is started several times); --response-timeout bounds each answer.
+--timeout bounds the whole check: 2 minutes by default, since a server
+after -- is started several times. --response-timeout bounds each
+answer.
 
 Exit status 0 when no check fails, 1 when one does, 4 when the server
 cannot be started or reached, or does not speak JSON-RPC (a program that
@@ -113,10 +116,10 @@ func newCheckCmd(a *app.App) *cobra.Command {
 				return app.UsageErrorf("give --url once, or twice to compare two instances")
 			case o.timeout <= 0:
 				return app.UsageErrorf("--response-timeout must be positive")
+			case o.total < 0:
+				return app.UsageErrorf("--timeout must not be negative, got %s", o.total)
 			}
-			if !cmd.Flags().Changed("timeout") {
-				a.Global.Timeout = DefaultTimeout
-			}
+			a.Global.Timeout = o.total
 			return runCheck(cmd.Context(), a, o)
 		}),
 	}
@@ -125,6 +128,9 @@ func newCheckCmd(a *app.App) *cobra.Command {
 	fs.BoolVar(&o.callReadOnly, "call-read-only", false, "call, without arguments, the tools annotated read-only and closed-world that need none")
 	fs.Var(app.NamedString(&o.junit, "FILE"), "junit", "write the report as JUnit XML to FILE too")
 	fs.DurationVar(&o.timeout, "response-timeout", DefaultResponseTimeout, "how long to wait for each answer")
+	// check's own --timeout, in place of the global flag, whose default
+	// (30s) the help would show.
+	fs.DurationVar(&o.total, "timeout", DefaultTimeout, "bound the whole check, the servers' starts included (0 for no bound)")
 	return cmd
 }
 
@@ -139,8 +145,12 @@ func (o *options) parseCalls(calls []string, a *app.App) error {
 			return app.UsageErrorf("--call %q: want TOOL=ARGS, as in --call 'search={\"q\": \"mcp\"}'", c)
 		}
 		raw, err := app.ReadArgs(args, a.Stdin)
-		if err != nil {
-			return app.UsageErrorf("--call %s: %s", name, strings.TrimPrefix(app.Message(err), "--args"))
+		var pe *app.PairsError
+		switch {
+		case errors.As(err, &pe):
+			return app.UsageErrorf("--call %s: the arguments are a JSON object, not %s: --call %s", name, pe.Given, app.ShellQuote(name+"="+pe.Object))
+		case err != nil:
+			return app.UsageErrorf("--call %s: %s", name, strings.TrimPrefix(app.Message(err), "--args: "))
 		}
 		o.calls = append(o.calls, toolCall{name: name, args: json.RawMessage(raw)})
 	}

@@ -45,12 +45,13 @@ func (w *httpWire) transport() string { return "http" }
 // ended reports nothing: an HTTP server's end shows as failed requests.
 func (w *httpWire) ended() error { return nil }
 
-// close ends a legacy session (DELETE, as a client should).
-func (w *httpWire) close() error {
+// close ends a legacy session (DELETE, as a client should), within the
+// wait for an answer and ctx.
+func (w *httpWire) close(ctx context.Context) error {
 	if w.session == "" {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), w.timeout)
+	ctx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, w.url, nil)
 	if err != nil {

@@ -146,7 +146,7 @@ func (c *checker) afterRaw(ctx context.Context, p *peer, chk *Check, st Status, 
 // new one (a new process over stdio), handshake included. The frames it
 // takes are not any check's.
 func (c *checker) reopen(ctx context.Context, p *peer) {
-	p.w.close()
+	p.w.close(ctx)
 	w, err := c.wire(p.url, p.modern)
 	if err != nil {
 		p.broken = err

@@ -28,7 +28,7 @@ func (c *checker) checkInstances(ctx context.Context, urls []string) {
 	var peers []*peer
 	defer func() {
 		for _, p := range peers {
-			p.w.close()
+			p.w.close(ctx)
 		}
 	}()
 	for _, u := range urls {

@@ -21,7 +21,8 @@ import (
 const (
 	// stopWait is how long close waits for the server to exit once its
 	// stdin is closed, before killing it (the MCP shutdown sequence,
-	// without the SIGTERM step, which Windows lacks).
+	// without the SIGTERM step, which Windows lacks), unless the check's
+	// context ends first.
 	stopWait = 2 * time.Second
 	// probeGrace is how long a wire waits, once its probe is answered,
 	// for a late answer to the frame sent before the probe.
@@ -410,8 +411,9 @@ func (w *stdioWire) ended() error {
 }
 
 // close ends the connection: it closes the server's stdin, waits for it
-// to exit, and kills it if it does not.
-func (w *stdioWire) close() error {
+// to exit (stopWait at most, and not past the end of ctx), and kills it
+// if it does not.
+func (w *stdioWire) close(ctx context.Context) error {
 	if !w.stopped {
 		w.stopped = true
 		w.stdin.Close()
@@ -419,10 +421,15 @@ func (w *stdioWire) close() error {
 		select {
 		case <-w.exited:
 		case <-t.C:
-			w.cmd.Process.Kill()
-			<-w.exited
+		case <-ctx.Done():
 		}
 		t.Stop()
+		select {
+		case <-w.exited:
+		default:
+			w.cmd.Process.Kill()
+			<-w.exited // cmd.WaitDelay bounds the wait for its output
+		}
 		w.conn.Close()
 		for range w.in { // the reader ends with the output
 		}

@@ -39,8 +39,9 @@ type wire interface {
 	// ended returns how the server ended, once it has (a server process
 	// that exited), or nil.
 	ended() error
-	// close ends the connection (and stops the server process).
-	close() error
+	// close ends the connection (and stops the server process), within
+	// ctx: the check's --timeout bounds it too.
+	close(ctx context.Context) error
 	// transport names the transport: "stdio" or "http".
 	transport() string
 }

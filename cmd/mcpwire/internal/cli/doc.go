@@ -72,4 +72,22 @@
 // processes talking over stdio or HTTP (with OAuth in login.txtar).
 // telemetry_test.go runs mcpwire against mcpwire serve with an OTLP
 // receiver (testdata/telemetry) and checks the traces that arrive.
+//
+// The documentation's examples cannot go stale: the "Examples:" lines
+// of every command's help, the lines of every ```sh block of README.md
+// and docs/*.md, and the "$ " lines of their plain ``` blocks (session
+// transcripts). TestDocExamples (examples_parse_test.go) parses each
+// mcpwire command among them (shell words, pipes, a server after "--",
+// "-- mcpwire serve ..." too) with the command tree itself: the verb,
+// every flag and whether it takes a value, the arguments, one way of
+// naming the server, @NAME, --url, --header, and --args and --call as
+// mcpwire reads them. TestExamplesRun (examples_test.go) runs those that
+// are cheap and safe, as sh runs them, in a directory of its own:
+// against examples/hello (built once), examples/http (on a free port of
+// 127.0.0.1 for the lines that name localhost:3000) and mcpwire serve;
+// each must exit 0, or N when its line ends in "# exit N" (mcpwire bench
+// makes one call, -n 1, in place of its -d, -n and --rate). The others
+// are skipped with the reason (a host's configuration, an OAuth login, a
+// remote URL, a server or file of the reader's, npx, a command that
+// serves until stopped). A block fenced "```sh nocheck" is not read.
 package cli

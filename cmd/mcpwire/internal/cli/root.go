@@ -20,6 +20,7 @@ import (
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/inspect"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/login"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/serve"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/skills"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/talk"
 	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/wire"
 )
@@ -36,6 +37,7 @@ func families() []app.Family {
 		diff.Family(),
 		login.Family(),
 		serve.Family(),
+		skills.Family(),
 		bridge.Family(),
 		bench.Family(),
 		check.Family(),
@@ -88,7 +90,8 @@ tools as forms, every frame on the wire, its questions answered there.
 mcpwire serve runs servers of its own: mcpwire serve filesystem DIR...,
 serve git --repository DIR and serve sqlite --db FILE give a host (Claude
 Desktop, VS Code) the tools of the official filesystem, git and SQLite
-servers, over stdio or Streamable HTTP.
+servers, over stdio or Streamable HTTP; serve skills DIR... offers folders
+of Agent Skills, which mcpwire skills lists and loads, verified.
 
 A server that requires OAuth authorization needs a login first:
 mcpwire login --url URL authorizes mcpwire in your browser and keeps the

@@ -62,7 +62,7 @@ type ServerOptions struct {
 	Shout      bool // greet in capitals: a server that answers otherwise
 	Env        bool // add the tools getenv and cwd, which tell the server's environment
 	Lying      bool // add the tool liar, whose structuredContent breaks its outputSchema
-	Asking     bool // add the tools ask (asks the user: elicitation) and think (asks the model: sampling)
+	Asking     bool // add the tools, prompts and resources (test://NAME) ask (asks the user: elicitation) and think (asks the model: sampling)
 }
 
 // LiarSchema is the outputSchema of the tool liar (ServerOptions.Lying),
@@ -184,6 +184,43 @@ func NewServer(o ServerOptions) (*server.Server, error) {
 					}
 					return fmt.Sprintf("The model says: %v", res.Content), nil
 				}))
+		// A prompt and a resource may ask too: each of ask and think
+		// again, as a prompt and as the resources test://ask and
+		// test://think.
+		asks := map[string]func(context.Context, *server.Request) (string, error){
+			"ask": func(ctx context.Context, r *server.Request) (string, error) {
+				res, err := r.Elicit(ctx, &mcp.ElicitParams{Message: "Which topic?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string"}},"required":["topic"]}`)})
+				if err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("Topic: %v", res.Content["topic"]), nil
+			},
+			"think": func(ctx context.Context, r *server.Request) (string, error) {
+				res, err := r.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 100, Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.SamplingContent{&mcp.TextContent{Text: "Pick a topic."}}}}})
+				if err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("Topic: %v", res.Content), nil
+			},
+		}
+		for name, ask := range asks {
+			errs = append(errs,
+				s.AddPrompt(&mcp.Prompt{Name: name, Description: "Asks before it renders."}, func(ctx context.Context, r *server.Request, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+					text, err := ask(ctx, r)
+					if err != nil {
+						return nil, err
+					}
+					return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: text}}}}, nil
+				}, nil),
+				s.AddResource(&mcp.Resource{URI: "test://" + name, Name: name, MimeType: "text/plain"},
+					func(ctx context.Context, r *server.Request, p *mcp.ReadResourceParams, _ map[string]string) (*mcp.ReadResourceResult, error) {
+						text, err := ask(ctx, r)
+						if err != nil {
+							return nil, err
+						}
+						return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: p.URI, MimeType: "text/plain", Text: text}}}, nil
+					}))
+		}
 	}
 	if o.Lying {
 		errs = append(errs, s.AddTool(&mcp.Tool{Name: "liar", Description: "Adds, and says so wrongly.", OutputSchema: json.RawMessage(LiarSchema)},

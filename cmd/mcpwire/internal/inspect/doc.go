@@ -21,6 +21,9 @@
 //	server.go     the HTTP handler: the checks every request passes, the
 //	              routes, the event stream, export and load
 //	page.go       the page: assets/ inlined in one document with the state
+//	apps.go       the MCP Apps host: the sandbox listener that serves the
+//	              Apps' documents, the page's operations for them (the
+//	              host's end of the protocol is assets/apps.js)
 //	family.go     the command
 //
 // # Security
@@ -42,6 +45,11 @@
 // of a plain type/subtype, and any other blob is saved as
 // application/octet-stream, never opened. Every body, list, stream and
 // wait is bounded (Options).
+//
+// An App (MCP Apps) never runs on the page's origin: its document comes
+// from a second loopback listener, with its own policy, into an iframe
+// with sandbox="allow-scripts" only; apps.go says what it can and cannot
+// do.
 //
 // # The event stream
 //

@@ -178,6 +178,11 @@ func run(ctx context.Context, a *app.App, ln net.Listener, browse bool, o *Optio
 	if err != nil {
 		return app.Failure(err)
 	}
+	apps, err := startApps(h, ln.Addr()) // the Apps host's sandbox (apps.go)
+	if err != nil {
+		return app.Failure(err)
+	}
+	defer apps.stop()
 	page := (&url.URL{Scheme: "http", Host: ln.Addr().String(), Path: "/", RawQuery: tokenParam + "=" + token}).String()
 	fmt.Fprintln(a.Stdout, page)
 	if f, ok := a.Stdout.(interface{ Sync() error }); ok {

@@ -213,6 +213,7 @@ func (in *Inspector) ClientOptions() *client.Options {
 		OnResourceUpdated:     func(_ context.Context, uri string) { in.hub.add(kindUpdated, map[string]string{"uri": uri}) },
 		OnElicitationComplete: func(_ context.Context, id string) { in.note("the server completed the URL elicitation " + id) },
 		Tasks:                 true,
+		Apps:                  true, // the page renders Apps (apps.go)
 	}
 }
 

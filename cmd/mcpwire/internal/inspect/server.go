@@ -48,6 +48,7 @@ type handler struct {
 	token string
 	hosts map[string]bool // the Host values accepted, lowercase
 	mux   *http.ServeMux
+	apps  *appsHost // the Apps host (apps.go), nil without one
 }
 
 // newHandler returns the handler of in's pages, served at addr (the

@@ -21,7 +21,7 @@ const pageBudget = 96 << 10
 //
 //	go test -run 'TestPageWeight|TestTimeToTools' -v ./cmd/mcpwire/internal/inspect
 func TestPageWeight(t *testing.T) {
-	p := &pageParts
+	p := pageParts()
 	total := len(p.head) + len(p.mid) + len(p.tail) + len(p.css) + len(p.js)
 	names, err := assets.ReadDir("assets")
 	if err != nil {
@@ -90,7 +90,7 @@ func TestScriptsStripSafely(t *testing.T) {
 			}
 		}
 	}
-	if got := withoutComments("a();\n  // note\nb(); // kept\n"); got != "a();\nb(); // kept\n" {
+	if got := withoutComments("a();\n  // note\n\tb(); // kept\n"); got != "a();\nb(); // kept\n" {
 		t.Errorf("withoutComments: %q", got)
 	}
 }

@@ -243,7 +243,7 @@ func TestServeUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"serve", "nothing"}, `unknown server "nothing"; known: filesystem, git, sqlite`},
+		{[]string{"serve", "nothing"}, `unknown server "nothing"; known: filesystem, git, skills, sqlite`},
 		{[]string{"serve", "filesystem", "--url", "http://x/mcp", dir}, "takes no --url"},
 		{[]string{"serve", "filesystem", "--timeout", "1s", dir}, "takes no --timeout"},
 		{[]string{"serve", "filesystem", "--json", dir}, "takes no --json"},

@@ -7,26 +7,31 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/cmd/mcpwire/internal/app"
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
 )
 
-// A tool may ask something back in the middle of a call: the user
-// (elicitation: a form, or a URL to visit) or the model (sampling). In a
-// session the server sends the client a request; in the stateless era
-// the tool answers input_required and the client calls again with the
-// answers. mcpwire call can answer neither (it has no form to show and
-// no model), and says so the same way in both eras: it declares both
-// capabilities, so that the server asks rather than fails in words of
-// its own (a stateless server refuses a call that needs a capability the
-// client lacks; a session's tool fails with whatever its server says),
-// notes the first question, ends the call, refuses the question in the
-// protocol's terms (an elicitation cancelled, a sampling request
-// rejected), and reports what was asked and what can answer it: mcpwire
-// inspect.
+// A tool may ask something back in the middle of a call, and so may a
+// prompt being rendered or a resource being read: the user (elicitation:
+// a form, or a URL to visit) or the model (sampling). In a session the
+// server sends the client a request; in the stateless era the server
+// answers input_required and the client asks again with the answers.
+// mcpwire call, get and read can answer neither (they have no form to
+// show and no model), and say so the same way in both eras: they declare
+// both capabilities, so that the server asks rather than fails in words
+// of its own (a stateless server refuses a request that needs a
+// capability the client lacks; a session's handler fails with whatever
+// its server says), note the first question, end the request, refuse the
+// question in the protocol's terms (an elicitation cancelled, a sampling
+// request rejected), and report what was asked and what can answer it:
+// mcpwire inspect.
 
-// unanswered notes the question a tool asks during a call.
+// unanswered notes the question a server asks during one request of the
+// verb (call, get, read).
 type unanswered struct {
+	verb string // the command: "call", "get" or "read"
+
 	mu     sync.Mutex
 	cancel context.CancelFunc // ends the call; nil until it starts
 	asked  string             // the first question, worded for the report
@@ -72,18 +77,19 @@ func (u *unanswered) elicit(_ context.Context, p *mcp.ElicitParams) (*mcp.Elicit
 
 func (u *unanswered) sample(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 	u.note("asks the model for a completion (sampling)", "where you answer as the model")
-	return nil, jsonrpc.NewError(mcp.CodeUserRejected, "mcpwire call cannot answer sampling requests")
+	return nil, jsonrpc.NewError(mcp.CodeUserRejected, "mcpwire "+u.verb+" cannot answer sampling requests")
 }
 
-// err returns the error that reports the question tool asked, or nil if
-// it asked none.
-func (u *unanswered) err(tool string) error {
+// err returns the error that reports the question asked by the server's
+// kind ("tool", "prompt", "resource") of this name, or nil if it asked
+// none.
+func (u *unanswered) err(kind, name string) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.asked == "" {
 		return nil
 	}
-	return fmt.Errorf("tool %q %s, which mcpwire call cannot answer: call it from mcpwire inspect, %s", tool, u.asked, u.answer)
+	return app.Failure(fmt.Errorf("%s %q %s, which mcpwire %s cannot answer: %s it from mcpwire inspect, %s", kind, name, u.asked, u.verb, u.verb, u.answer))
 }
 
 // quoteClipped quotes s as a Go string (the server's bytes never reach

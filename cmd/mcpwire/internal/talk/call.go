@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -30,7 +32,10 @@ func newCallCmd(a *app.App, runF func(context.Context, *callOptions) error) *cob
 		Short: "Call a tool",
 		Long: `Call a tool with the arguments of --args, a JSON object, and print its
 result: text as it is, images and audio as a summary line, resources with
-their URI, structured content as indented JSON.
+their URI, structured content as indented JSON (under a line that says
+so, when other content comes before it). What is said twice is printed
+once: a text block that repeats the structured content, or structured
+content that only holds the text, is left out.
 
 When the tool reports an error (a result with isError), its text goes to
 stderr and mcpwire exits with status 3.
@@ -48,7 +53,7 @@ that it handles both questions, so that servers ask rather than fail in
 words of their own, and refuses them.)
 
 With --json, print the tools/call result.`,
-		Example: `  mcpwire call echo --args '{"text": "hi"}' -- go run ./examples/hello
+		Example: `  mcpwire call greet --args '{"name": "Ada"}' -- go run ./examples/hello
   mcpwire call search --args @query.json -- ./server
   echo '{"n": 3}' | mcpwire call count --args - -- ./server`,
 		GroupID:           groupTools,
@@ -72,16 +77,21 @@ With --json, print the tools/call result.`,
 
 // runCall calls the tool and prints its result.
 func runCall(ctx context.Context, a *app.App, o *callOptions) error {
-	var asked unanswered
+	asked := unanswered{verb: "call"}
 	return a.WithSessionOptions(ctx, asked.options(), func(ctx context.Context, s *client.Session) error {
-		if err := learnTool(ctx, s, o.Tool, a.Logger()); err != nil {
+		listed, err := learnTool(ctx, s, o.Tool, a.Logger())
+		if err != nil {
 			return err
 		}
 		callCtx, cancel := asked.start(ctx)
 		res, err := s.CallTool(callCtx, &mcp.CallToolParams{Name: o.Tool, Arguments: o.Arguments})
 		cancel()
-		if err := asked.err(o.Tool); err != nil {
-			return app.Failure(err)
+		if err := asked.err("tool", o.Tool); err != nil {
+			return err
+		}
+		var je *jsonrpc.Error
+		if errors.As(err, &je) && listed != nil {
+			return app.Failure(fmt.Errorf("%v; %s", a.Describe(err), unlisted(o.Tool, listed)))
 		}
 		if err != nil {
 			return err
@@ -108,9 +118,30 @@ func runCall(ctx context.Context, a *app.App, o *callOptions) error {
 		if _, err := a.Stderr.Write(b.Bytes()); err != nil {
 			return err
 		}
+		if listed != nil { // some servers answer an unknown tool so
+			return &app.ExitError{Code: app.ExitToolError, Err: errors.New(unlisted(o.Tool, listed))}
+		}
 		return &app.ExitError{Code: app.ExitToolError}
 	})
 }
+
+// unlisted says that the server lists no tool name, among the tools
+// listed, naming the nearest, and how to see them all.
+func unlisted(name string, listed []string) string {
+	msg := fmt.Sprintf("the server has no tool %q", name)
+	if near := app.Nearest(name, listed); len(near) > 0 {
+		quoted := make([]string, len(near))
+		for i, n := range near {
+			quoted[i] = strconv.Quote(n)
+		}
+		msg += ": did you mean " + strings.Join(quoted, " or ") + "?"
+	}
+	return msg + " (mcpwire tools lists them)"
+}
+
+// maxListed bounds the tool names learnTool keeps, to name the nearest
+// of a tool the server does not list.
+const maxListed = 10_000
 
 // learnTool lists the server's tools, page by page, until it finds the
 // tool name: the session then knows its outputSchema, which CallTool
@@ -121,36 +152,45 @@ func runCall(ctx context.Context, a *app.App, o *callOptions) error {
 //
 // It costs a round trip before the call, or one per page until the
 // tool's; a tool listed nowhere is called anyway (unchecked: its schema
-// is not known).
-func learnTool(ctx context.Context, s *client.Session, name string, log *slog.Logger) error {
+// is not known), and listed returns the names of the tools the server
+// does list (at most maxListed), to tell a mistyped name. listed is nil
+// when name was found, or the list could not be read whole.
+func learnTool(ctx context.Context, s *client.Session, name string, log *slog.Logger) (listed []string, err error) {
+	listed = []string{}
 	for t, err := range s.Tools(ctx) {
 		var dropped *client.DroppedToolError
 		var je *jsonrpc.Error
 		switch {
 		case errors.As(err, &dropped):
 			if dropped.Tool.Name == name {
-				return err
+				return nil, err
 			}
 		case errors.As(err, &je):
 			if log != nil {
 				log.Info(fmt.Sprintf("tools/list was refused (%s): the result of %s is not checked against an outputSchema", je.Message, name))
 			}
-			return nil
+			return nil, nil
 		case err != nil:
-			return err
+			return nil, err
 		case t.Name == name:
-			return nil
+			return nil, nil
+		case len(listed) < maxListed:
+			listed = append(listed, t.Name)
 		}
 	}
-	return nil
+	return listed, nil
 }
 
 // writeToolResult writes the content blocks of a tool result, then its
-// structured content, indented. A text block that only repeats the
-// structured content, as the specification asks servers to add for older
-// clients, is left out.
+// structured content, indented, under a "[structured content]" line when
+// blocks came before it. Each thing is said once: a text block that only
+// repeats the structured content, as the specification asks servers to
+// add for older clients, is left out, and so is structured content that
+// only restates the text (an object of one string member holding the
+// text, as the filesystem server's {"content": "..."}).
 func writeToolResult(w io.Writer, res *mcp.CallToolResult) error {
-	structured := len(res.StructuredContent) > 0
+	structured := len(res.StructuredContent) > 0 && !restatesText(res)
+	wrote := false
 	for _, c := range res.Content {
 		if t, ok := c.(*mcp.TextContent); ok && structured && app.SameJSON([]byte(t.Text), res.StructuredContent) {
 			continue
@@ -158,9 +198,39 @@ func writeToolResult(w io.Writer, res *mcp.CallToolResult) error {
 		if err := app.WriteBlock(w, c); err != nil {
 			return err
 		}
+		wrote = true
 	}
 	if !structured {
 		return nil
 	}
+	if wrote {
+		if err := app.WriteText(w, app.Bracket("structured content")); err != nil {
+			return err
+		}
+	}
 	return app.WriteText(w, string(app.PrettyJSON(res.StructuredContent)))
+}
+
+// restatesText reports whether the structured content of res is an
+// object of one member whose value is the text of its text blocks (one
+// after the other, a newline between them).
+func restatesText(res *mcp.CallToolResult) bool {
+	var texts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, t.Text)
+		}
+	}
+	if len(texts) == 0 {
+		return false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(res.StructuredContent, &obj) != nil || len(obj) != 1 {
+		return false
+	}
+	for _, v := range obj {
+		var s string
+		return json.Unmarshal(v, &s) == nil && s == strings.Join(texts, "\n")
+	}
+	return false
 }

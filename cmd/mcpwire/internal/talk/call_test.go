@@ -87,7 +87,7 @@ func TestCallParseErrors(t *testing.T) {
 		{"missing file", []string{"call", "echo", "--args", "@/nonexistent/args.json", "--", "srv"}, "",
 			"mcpwire: --args: /nonexistent/args.json: no such file or directory\n"},
 		{"unknown flag", []string{"call", "echo", "--arg", "{}", "--", "srv"}, "",
-			"mcpwire: unknown flag: --arg (see mcpwire call --help)\n"},
+			"mcpwire: unknown flag: --arg; did you mean --args? (see mcpwire call --help)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,6 +245,33 @@ func TestCallOfAToolThatAsks(t *testing.T) {
 	}
 }
 
+// Regression (issue 20, item 3): a prompt or a resource may ask too, but
+// only call said what a question needs: get and read failed in the
+// words of the server (a session: the error the handler returned when
+// the client refused; the stateless era: "Missing required client
+// capability"), differently in each era, naming nothing to do.
+func TestGetAndReadOfAPromptOrResourceThatAsks(t *testing.T) {
+	const user, model = "asks the user a question (\"Which topic?\")", "asks the model for a completion (sampling)"
+	for _, tc := range []struct{ args, want string }{
+		{"get ask", `prompt "ask" ` + user + `, which mcpwire get cannot answer: get it from mcpwire inspect, which shows the question and sends your answer`},
+		{"get think", `prompt "think" ` + model + `, which mcpwire get cannot answer: get it from mcpwire inspect, where you answer as the model`},
+		{"read test://ask", `resource "test://ask" ` + user + `, which mcpwire read cannot answer: read it from mcpwire inspect, which shows the question and sends your answer`},
+		{"read test://think", `resource "test://think" ` + model + `, which mcpwire read cannot answer: read it from mcpwire inspect, where you answer as the model`},
+	} {
+		for _, v := range []mcp.Version{mcp.Latest, mcp.LatestLegacy} {
+			t.Run(tc.args+"/"+string(v), func(t *testing.T) {
+				e := newTestEnv(t, clitest.ServerOptions{Asking: true})
+				code := e.Execute(append(strings.Fields(tc.args), "--protocol", string(v), "--", "srv")...)
+				if code != app.ExitFailure {
+					t.Errorf("exit %d, want %d", code, app.ExitFailure)
+				}
+				clitest.CheckOutput(t, "stderr", e.Stderr.String(), "mcpwire: "+tc.want+"\n")
+				clitest.CheckOutput(t, "stdout", e.Stdout.String(), "")
+			})
+		}
+	}
+}
+
 func TestCallUnknownTool(t *testing.T) {
 	for _, v := range eras {
 		t.Run(string(v), func(t *testing.T) {
@@ -254,7 +281,7 @@ func TestCallUnknownTool(t *testing.T) {
 			if app.ExitCode(err) != app.ExitFailure {
 				t.Errorf("exit %d, want 1", app.ExitCode(err))
 			}
-			if got, want := app.Message(err), `server error: Invalid params: unknown tool "nope" (code -32602)`; got != want {
+			if got, want := app.Message(err), `server error: Invalid params: unknown tool "nope" (code -32602); the server has no tool "nope" (mcpwire tools lists them)`; got != want {
 				t.Errorf("message %q, want %q", got, want)
 			}
 		})
@@ -271,7 +298,8 @@ func TestCallTimeout(t *testing.T) {
 }
 
 // TestWriteToolResult: text that repeats the structured content is left
-// out; other text stays; structured content comes last, indented.
+// out; other text stays; structured content comes last, indented, under
+// a line that labels it.
 func TestWriteToolResult(t *testing.T) {
 	var b bytes.Buffer
 	err := writeToolResult(&b, &mcp.CallToolResult{
@@ -284,7 +312,43 @@ func TestWriteToolResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clitest.CheckOutput(t, "result", b.String(), "Found 1 city.\n{\n  \"cities\": [\n    \"Paris\"\n  ]\n}\n")
+	clitest.CheckOutput(t, "result", b.String(), "Found 1 city.\n[structured content]\n{\n  \"cities\": [\n    \"Paris\"\n  ]\n}\n")
+}
+
+// Regression (issue 19): mcpwire call read_text_file printed the file,
+// then the same text again as structured content ({"content": "..."}).
+// Structured content that only restates the text (an object of one
+// string, the text) is left out; structured content that says more is
+// printed after a line that labels it.
+func TestToolResultPrintedOnceAndLabelled(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		res  *mcp.CallToolResult
+		want string
+	}{
+		{"restated text", &mcp.CallToolResult{
+			Content:           mcp.ContentList{&mcp.TextContent{Text: "# notes\nbuy milk"}},
+			StructuredContent: json.RawMessage(`{"content":"# notes\nbuy milk"}`),
+		}, "# notes\nbuy milk\n"},
+		{"text and more", &mcp.CallToolResult{
+			Content:           mcp.ContentList{&mcp.TextContent{Text: "Found 1 city."}},
+			StructuredContent: json.RawMessage(`{"cities":["Paris"]}`),
+		}, "Found 1 city.\n[structured content]\n{\n  \"cities\": [\n    \"Paris\"\n  ]\n}\n"},
+		{"structured alone", &mcp.CallToolResult{
+			Content:           mcp.ContentList{&mcp.TextContent{Text: `{"sum":3}`}},
+			StructuredContent: json.RawMessage(`{"sum":3}`),
+		}, "{\n  \"sum\": 3\n}\n"},
+		{"another string", &mcp.CallToolResult{
+			Content:           mcp.ContentList{&mcp.TextContent{Text: "done"}},
+			StructuredContent: json.RawMessage(`{"content":"other"}`),
+		}, "done\n[structured content]\n{\n  \"content\": \"other\"\n}\n"},
+	} {
+		var b bytes.Buffer
+		if err := writeToolResult(&b, tc.res); err != nil {
+			t.Fatal(err)
+		}
+		clitest.CheckOutput(t, tc.name, b.String(), tc.want)
+	}
 }
 
 // TestQuoteClipped: a server's question is quoted (control characters

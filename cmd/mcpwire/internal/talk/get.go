@@ -25,8 +25,12 @@ func newGetCmd(a *app.App, runF func(context.Context, *getOptions) error) *cobra
 		Long: `Render a prompt with the arguments of --args, a JSON object of strings,
 and print its messages, each under a line naming its role.
 
+A prompt that asks something back, the user (elicitation) or the model
+(sampling), cannot be answered here: mcpwire says what it asked and exits
+with status 1; get it from mcpwire inspect, which shows the question.
+
 With --json, print the prompts/get result.`,
-		Example:           `  mcpwire get greet --args '{"who": "Ada"}' -- go run ./examples/hello`,
+		Example:           `  mcpwire get welcome --args '{"name": "Ada"}' -- go run ./examples/hello`,
 		GroupID:           groupPrompts,
 		Args:              app.ServerArgs("PROMPT"),
 		ValidArgsFunction: a.CompleteArgs(1),
@@ -48,8 +52,14 @@ With --json, print the prompts/get result.`,
 
 // runGet renders the prompt and prints its messages.
 func runGet(ctx context.Context, a *app.App, o *getOptions) error {
-	return a.WithSession(ctx, func(ctx context.Context, s *client.Session) error {
-		res, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: o.Prompt, Arguments: o.Arguments})
+	asked := unanswered{verb: "get"}
+	return a.WithSessionOptions(ctx, asked.options(), func(ctx context.Context, s *client.Session) error {
+		getCtx, cancel := asked.start(ctx)
+		res, err := s.GetPrompt(getCtx, &mcp.GetPromptParams{Name: o.Prompt, Arguments: o.Arguments})
+		cancel()
+		if err := asked.err("prompt", o.Prompt); err != nil {
+			return err
+		}
 		if err != nil {
 			return err
 		}

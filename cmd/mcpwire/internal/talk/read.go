@@ -27,8 +27,12 @@ func newReadCmd(a *app.App, runF func(context.Context, *readOptions) error) *cob
 they are summed up in one line, or written to the file --output names.
 "--output -" writes the raw bytes to stdout, which must not be a terminal.
 
+A resource that asks something back, the user (elicitation) or the model
+(sampling), cannot be answered here: mcpwire says what it asked and exits
+with status 1; read it from mcpwire inspect, which shows the question.
+
 With --json, print the resources/read result (binary contents in base64).`,
-		Example: `  mcpwire read file:///notes.txt -- ./server
+		Example: `  mcpwire read hello://readme -- go run ./examples/hello
   mcpwire read images://logo --output logo.png -- ./server`,
 		GroupID:           groupResources,
 		Args:              app.ServerArgs("URI"),
@@ -53,8 +57,14 @@ func runRead(ctx context.Context, a *app.App, o *readOptions) error {
 	if o.Output == "-" && a.IsTerminal(a.Stdout) {
 		return app.UsageErrorf("--output -: stdout is a terminal; redirect it to a file, or name one with --output FILE")
 	}
-	return a.WithSession(ctx, func(ctx context.Context, s *client.Session) error {
-		res, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: o.URI})
+	asked := unanswered{verb: "read"}
+	return a.WithSessionOptions(ctx, asked.options(), func(ctx context.Context, s *client.Session) error {
+		readCtx, cancel := asked.start(ctx)
+		res, err := s.ReadResource(readCtx, &mcp.ReadResourceParams{URI: o.URI})
+		cancel()
+		if err := asked.err("resource", o.URI); err != nil {
+			return err
+		}
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Sentinels standing for escaped characters during brace expansion; a
@@ -21,9 +22,14 @@ var (
 	escaper   = strings.NewReplacer(`\\`, escSlash, `\{`, escOpen, `\}`, escClose, `\,`, escComma, `\.`, escPeriod)
 	unescaper = strings.NewReplacer(escSlash, `\`, escOpen, "{", escClose, "}", escComma, ",", escPeriod, ".")
 
-	numericSeq = regexp.MustCompile(`^-?\d+\.\.-?\d+(?:\.\.-?\d+)?$`)
-	alphaSeq   = regexp.MustCompile(`^[a-zA-Z]\.\.[a-zA-Z](?:\.\.-?\d+)?$`)
-	padded     = regexp.MustCompile(`^-?0\d`)
+	// The sequence patterns, compiled at their first use rather than at
+	// start-up: every run of the mcpwire command paid for them.
+	seqs = sync.OnceValue(func() (r struct{ numeric, alpha, padded *regexp.Regexp }) {
+		r.numeric = regexp.MustCompile(`^-?\d+\.\.-?\d+(?:\.\.-?\d+)?$`)
+		r.alpha = regexp.MustCompile(`^[a-zA-Z]\.\.[a-zA-Z](?:\.\.-?\d+)?$`)
+		r.padded = regexp.MustCompile(`^-?0\d`)
+		return r
+	})
 )
 
 // hasBraceSet reports whether s holds a { followed by a } on the same
@@ -140,7 +146,7 @@ func (e *expander) expand(str string, isTop bool) ([]string, error) {
 			str = post
 			continue
 		}
-		numSeq, alSeq := numericSeq.MatchString(body), alphaSeq.MatchString(body)
+		numSeq, alSeq := seqs().numeric.MatchString(body), seqs().alpha.MatchString(body)
 		isSeq := numSeq || alSeq
 		if !isSeq && !strings.Contains(body, ",") {
 			return e.combine(acc, pre+"{"+body+"}"+post, []string{""}, dropEmpties)
@@ -255,7 +261,7 @@ func (e *expander) sequence(body string, alpha bool) ([]string, error) {
 	}
 	pad := false
 	for _, part := range n {
-		pad = pad || padded.MatchString(part)
+		pad = pad || seqs().padded.MatchString(part)
 	}
 	var out []string
 	for i := x; (!reverse && i <= y) || (reverse && i >= y); i += incr {

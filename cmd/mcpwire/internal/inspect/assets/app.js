@@ -195,6 +195,7 @@ async function callTool(t, args) {
   card.done(out, r => toolResult(r, t));
   const save = saveCheckButton("tools/call", {name: t.name, arguments: args}, out, t);
   if (save) $(".body", card.el).append(save);
+  appsAfterCall(t, args, out, card); // a tool with an App shows it (apps.js)
 }
 
 // resultCard adds the card of a request to the history of key: it shows
@@ -217,6 +218,7 @@ function resultCard(key, method, name, id, args) {
       c.taskId = taskID;
       fill(status, "running as task ", taskLink(taskID), "…");
     },
+    node: card,
     progress(p) {
       let bar = $("progress", prog);
       if (!bar) {
@@ -454,12 +456,13 @@ function withoutMeta(v) {
 
 function frameRow(f, into, index) {
   const r = f.rec;
-  const dir = r.from === "client" ? "→" : "←";
+  const dir = r.from === "client" || r.from === "host" ? "→" : "←"; // host → App, App → host: apps.js
   const m = r.message || {};
   const preview = withoutMeta(f.kind === "request" || f.kind === "notification" ? m.params : f.kind === "response" ? (m.error || m.result) : (m ?? r.raw));
   f.row = el("li", {class: `frame ${r.from} ${f.kind}${f.invalid || f.error ? " bad" : ""}`, onclick: () => openFrame(f)},
     el("span", {class: "time", text: fmtTime(r.time)}),
     el("span", {class: "dir", text: dir, title: r.from === "client" ? "sent by mcpwire" : "sent by the server"}),
+    r.channel ? el("span", {class: "badge channel", text: r.channel}) : null,
     el("span", {class: "method", text: f.method || (f.kind === "batch" ? `batch of ${m.length}` : f.kind === "response" ? "(response)" : "(frame)")}),
     f.id !== undefined && f.id !== null ? el("span", {class: "id", text: "#" + (typeof f.id === "string" ? f.id : JSON.stringify(f.id))}) : null,
     r.latency_ms ? el("span", {class: "lat", text: fmtMs(r.latency_ms)}) : null,
