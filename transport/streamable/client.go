@@ -1,6 +1,7 @@
 package streamable
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -219,7 +221,7 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c := &ClientConn{t: t, url: u.String(), redacted: clientRedacted(u), calls: make(map[jsonrpc.ID]*clientCall)}
+	c := &ClientConn{t: t, u: u, host: clientHost(u), url: u.String(), redacted: clientRedacted(u), calls: make(map[jsonrpc.ID]*clientCall)}
 	c.direct = t.ownIdle != nil && u.User == nil
 	c.tr = transport.NewFrameTracker(t.opts.Observer, transport.TransportStreamable, "")
 	c.ctx, c.cancel = context.WithCancel(context.Background())
@@ -245,6 +247,8 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 // one per open stream) belong to it; Close ends them all.
 type ClientConn struct {
 	t        *Transport
+	u        *url.URL // the endpoint, shared by the requests of calls (read only)
+	host     string   // the Host of those requests, as http.NewRequest sets it
 	url      string
 	redacted string          // url as net/http's errors show it (no password)
 	direct   bool            // calls go to the transport's own http.Transport (sendCall)
@@ -279,13 +283,18 @@ type clientCall struct {
 	abort   context.CancelCauseFunc // ends its HTTP requests
 	done    chan struct{}           // closed once answered or given up
 
-	// Sending it (runCall), in the call rather than in closures of their
-	// own: the outcome goes to sent once (sendState), when the trace says
-	// the request is on the wire or when it failed; connect bounds it.
-	sent      chan<- error
+	// Sending it (runCall), in the call rather than in closures and
+	// values of their own: the outcome (sendErr) is signalled on sent
+	// once (sendState), when the trace says the request is on the wire
+	// or when it failed; the timer of the runner that sends it bounds
+	// that. body is the POST's body, reader its reader.
+	sent      chan struct{}
+	sendErr   error
 	sendState atomic.Int32
-	connect   *time.Timer
+	runner    *clientRunner
 	trace     httptrace.ClientTrace
+	body      []byte
+	reader    bytes.Reader
 }
 
 // A clientItem is what Read returns next.
@@ -518,6 +527,15 @@ func (c *ClientConn) setHeaders(h http.Header, sid, version string) {
 	if sid != "" {
 		h[hdrKeySessionID] = []string{sid}
 	}
+}
+
+// clientHost returns the Host header of requests to u, as
+// http.NewRequest sets it: u.Host without an empty port.
+func clientHost(u *url.URL) string {
+	if strings.LastIndex(u.Host, ":") > strings.LastIndex(u.Host, "]") {
+		return strings.TrimSuffix(u.Host, ":")
+	}
+	return u.Host
 }
 
 // clientRedacted returns u as net/http's errors show it: a password
