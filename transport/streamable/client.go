@@ -55,7 +55,11 @@ type ClientOptions struct {
 	// response streams last as long as their request. Default: a client
 	// of the transport's own (a clone of http.DefaultTransport keeping
 	// DefaultMaxIdleConnsPerHost idle connections), whose idle
-	// connections are closed with each ClientConn.
+	// connections are closed with each ClientConn. With the default, the
+	// POSTs of calls to a plain http:// URL that no proxy serves (bodies
+	// up to 32 KiB) go through an HTTP/1.1 client of the transport's own,
+	// which sends them as net/http does at a fraction of its cost, with
+	// the dialer and limits of that http.Transport.
 	HTTPClient *http.Client
 	// Header is added to every request: authorization, for instance. The
 	// transport's own headers win over it.
@@ -161,6 +165,9 @@ type Transport struct {
 	ownIdle *http.Transport // the transport of a client of our own, else nil
 	dec     *jsonrpc.Decoder
 	log     *slog.Logger
+
+	h1Once sync.Once
+	h1     *h1Client // sends calls when the client is our own (client_h1.go); nil when it cannot
 }
 
 // NewTransport returns a transport to the MCP endpoint at url, such as
@@ -223,6 +230,10 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 	}
 	c := &ClientConn{t: t, u: u, host: clientHost(u), url: u.String(), redacted: clientRedacted(u), calls: make(map[jsonrpc.ID]*clientCall)}
 	c.direct = t.ownIdle != nil && u.User == nil
+	if c.direct {
+		t.h1Once.Do(func() { t.h1 = newH1Client(t.ownIdle, u) })
+		c.h1 = t.h1
+	}
 	c.tr = transport.NewFrameTracker(t.opts.Observer, transport.TransportStreamable, "")
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.in = make(chan clientItem, t.opts.MaxQueued)
@@ -252,6 +263,7 @@ type ClientConn struct {
 	url      string
 	redacted string          // url as net/http's errors show it (no password)
 	direct   bool            // calls go to the transport's own http.Transport (sendCall)
+	h1       *h1Client       // or to its HTTP/1.1 client, when not nil
 	ctx      context.Context // parent of every HTTP request; cancelled by Close
 	cancel   context.CancelFunc
 	in       chan clientItem         // received messages, for Read
@@ -492,6 +504,9 @@ func (c *ClientConn) Close() error {
 	c.wg.Wait()
 	if c.t.ownIdle != nil {
 		c.t.ownIdle.CloseIdleConnections()
+	}
+	if c.h1 != nil {
+		c.h1.closeIdle()
 	}
 	return nil
 }

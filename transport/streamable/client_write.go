@@ -151,34 +151,12 @@ func (c *ClientConn) expireSession(sid string) {
 // delivered or the call given up. call.sent receives the outcome of
 // sending the request: nil once it is on the wire, or the error that kept
 // it off; the timer of call.runner bounds that.
-//
-// The request is made here rather than by http.NewRequestWithContext,
-// which would parse the URL again and allocate a header map, a reader
-// and its wrapper for every call: the URL is the conn's, parsed once
-// (net/http only reads it), the headers are postHeaderLocked's, and the
-// body's reader lives in the call. The body is an io.NopCloser of a
-// *bytes.Reader, which net/http knows for one in memory: it writes it
-// with the headers, in one write.
 func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte, hdr http.Header) {
 	defer call.abort(nil)
 	r := call.runner
 	r.arm(call, c.t.opts.ConnectTimeout)
 	call.trace.WroteRequest = call.wroteRequest
-	call.body = body
-	call.reader.Reset(body)
-	req := (&http.Request{
-		Method:        http.MethodPost,
-		URL:           c.u,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        hdr,
-		Body:          io.NopCloser(&call.reader), // as NewRequest does: net/http then writes it with the headers
-		GetBody:       call.getBody,
-		ContentLength: int64(len(body)),
-		Host:          c.host,
-	}).WithContext(httptrace.WithClientTrace(ctx, &call.trace))
-	resp, err := c.sendCall(req, body)
+	resp, err := c.sendCall(ctx, call, hdr, body)
 	r.disarm(call)
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil {
@@ -232,19 +210,54 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 	}
 }
 
-// sendCall sends the POST of a call. With a client of the transport's
-// own, whose policy is net/http's default, and a URL without user
-// information (which Client.Do would send as basic authentication), it
-// goes to the http.Transport at once: http.Client.Do copies the headers of every request in case
-// it is redirected (a map and its values, half a kilobyte per call) and
-// wraps the send in its redirect loop. A redirect is then followed by
-// Client.Do, with the request sent again; errors are *url.Error as
-// Client.Do makes them.
-func (c *ClientConn) sendCall(req *http.Request, body []byte) (*http.Response, error) {
-	if !c.direct {
-		return c.t.client.Do(req)
+// sendCall sends the POST of a call, whose headers are hdr and body
+// body.
+//
+// With a client of the transport's own, whose policy is net/http's
+// default, and a URL without user information (which Client.Do would
+// send as basic authentication), it goes to the transport's HTTP/1.1
+// client (client_h1.go) or, when that cannot send it, to the
+// http.Transport at once: http.Client.Do copies the headers of every
+// request in case it is redirected (a map and its values, half a
+// kilobyte per call) and wraps the send in its redirect loop. A redirect
+// is then followed by Client.Do, with the request sent again; errors are
+// *url.Error as Client.Do makes them.
+//
+// The request for net/http is made here rather than by
+// http.NewRequestWithContext, which would parse the URL again and
+// allocate a header map, a reader and its wrapper for every call: the
+// URL is the conn's, parsed once (net/http only reads it), and the
+// body's reader lives in the call. The body is an io.NopCloser of a
+// *bytes.Reader, which net/http knows for one in memory: it writes it
+// with the headers, in one write.
+func (c *ClientConn) sendCall(ctx context.Context, call *clientCall, hdr http.Header, body []byte) (*http.Response, error) {
+	var resp *http.Response
+	var err error
+	if c.h1 != nil && len(body) <= h1MaxBody {
+		resp, err = c.h1.roundTrip(ctx, hdr, body, call.trace.WroteRequest)
+		if err == nil && resp.StatusCode/100 != 2 {
+			resp.Request = &http.Request{Method: http.MethodPost, URL: c.u, Header: hdr, Host: c.host} // for the errors that name it
+		}
+	} else {
+		call.body = body
+		call.reader.Reset(body)
+		req := (&http.Request{
+			Method:        http.MethodPost,
+			URL:           c.u,
+			Proto:         "HTTP/1.1",
+			ProtoMajor:    1,
+			ProtoMinor:    1,
+			Header:        hdr,
+			Body:          io.NopCloser(&call.reader),
+			GetBody:       call.getBody,
+			ContentLength: int64(len(body)),
+			Host:          c.host,
+		}).WithContext(httptrace.WithClientTrace(ctx, &call.trace))
+		if !c.direct {
+			return c.t.client.Do(req)
+		}
+		resp, err = c.t.ownIdle.RoundTrip(req)
 	}
-	resp, err := c.t.ownIdle.RoundTrip(req)
 	if err != nil {
 		if tlsErr, ok := err.(tls.RecordHeaderError); ok && string(tlsErr.RecordHeader[:]) == "HTTP/" {
 			err = http.ErrSchemeMismatch // as Client.Do says it
@@ -258,11 +271,11 @@ func (c *ClientConn) sendCall(req *http.Request, body []byte) (*http.Response, e
 		}
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
-		again, err := http.NewRequestWithContext(req.Context(), http.MethodPost, c.url, bytes.NewReader(body))
+		again, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 		if err != nil {
 			return nil, err
 		}
-		again.Header = req.Header
+		again.Header = hdr
 		return c.t.client.Do(again)
 	}
 	return resp, nil
