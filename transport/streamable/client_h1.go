@@ -101,7 +101,7 @@ func newH1Client(tr *http.Transport, u *url.URL) *h1Client {
 	}
 	c := &h1Client{
 		addr:        net.JoinHostPort(u.Hostname(), port),
-		host:        clientHost(u),
+		host:        h1RemoveZone(clientHost(u)),
 		uri:         u.RequestURI(),
 		dial:        tr.DialContext,
 		maxIdle:     tr.MaxIdleConnsPerHost,
@@ -384,4 +384,19 @@ func h1ValidValue(v string) bool {
 		}
 	}
 	return true
+}
+
+// h1RemoveZone removes the zone of an IPv6 address from a Host header
+// value, as net/http does: "[fe80::1%25en0]:8080" becomes
+// "[fe80::1]:8080".
+func h1RemoveZone(host string) string {
+	if !strings.HasPrefix(host, "[") {
+		return host
+	}
+	i := strings.LastIndex(host, "]")
+	j := strings.LastIndex(host[:max(i, 0)], "%")
+	if i < 0 || j < 0 {
+		return host
+	}
+	return host[:j] + host[i:]
 }
