@@ -277,11 +277,15 @@ func (b *h1Body) readTrailer() error {
 
 // end ends the body with err: the connection goes back to the idle ones
 // after a whole body that leaves it reusable, and is closed otherwise.
+// Bytes already read past the body's end (a second answer, a body longer
+// than its Content-Length) are unsolicited: the connection is out of
+// step, and net/http closes it too. Those still unread are for the check
+// before reuse (h1Alive).
 func (b *h1Body) end(err error) {
 	b.err = err
 	pc := b.pc
-	if !b.stop() || err != io.EOF || !b.keep {
-		pc.nc.Close() // the context's end may have interrupted it, or the exchange broke
+	if !b.stop() || err != io.EOF || !b.keep || pc.br.Buffered() > 0 {
+		pc.nc.Close() // the context's end may have interrupted it, the exchange broke, or the server said more
 		return
 	}
 	pc.cl.put(pc)

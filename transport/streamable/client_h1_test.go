@@ -442,3 +442,46 @@ func TestH1SweepsClosedIdle(t *testing.T) {
 		t.Fatal("the client kept the connection the server closed")
 	}
 }
+
+// TestH1BytesAfterAnswerNotNextAnswer: bytes a server sends after the end
+// of an answer's body (a second answer to one request, or a body longer
+// than its Content-Length) are not read as the answer of the next call
+// on the connection: net/http's reader sees them unsolicited and closes
+// the connection, and the next call goes on a new one.
+func TestH1BytesAfterAnswerNotNextAnswer(t *testing.T) {
+	for name, extra := range map[string]func(id string) string{
+		"second answer": func(id string) string {
+			stale := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"stale"}],"resultType":"complete"}}`
+			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(stale), stale)
+		},
+		"body longer than its length": func(string) string { return "\r\n" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newH1Server(t, func(conn net.Conn, br *bufio.Reader) {
+				for {
+					_, _, id, err := h1Read(br)
+					if err != nil {
+						return
+					}
+					var b bytes.Buffer
+					h1JSON(&b, h1Result(id), "")
+					b.WriteString(extra(id))
+					conn.Write(b.Bytes()) // one write: the extra bytes come with the answer
+				}
+			})
+			conn := h1Connect(t, s.url, nil)
+			for n := range int64(3) {
+				r := h1Call(t, conn, n+1)
+				if r.Error != nil {
+					t.Fatalf("call %d: %v", n+1, r.Error)
+				}
+				if strings.Contains(string(r.Result), "stale") {
+					t.Fatalf("call %d got the answer sent after the first: %s", n+1, r.Result)
+				}
+			}
+			if n := s.accepts.Load(); n != 3 {
+				t.Errorf("%d connections for 3 calls, want 3 (none reused after unsolicited bytes)", n)
+			}
+		})
+	}
+}
