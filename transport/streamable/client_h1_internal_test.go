@@ -1,6 +1,10 @@
 package streamable
 
-import "testing"
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
 
 // TestH1RemoveZone: the Host header has no IPv6 zone, as net/http
 // writes it.
@@ -14,6 +18,46 @@ func TestH1RemoveZone(t *testing.T) {
 	} {
 		if got := h1RemoveZone(in); got != want {
 			t.Errorf("h1RemoveZone(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestH1ParseHeadLinear: the work and memory of parsing an answer's
+// headers grow with their size, as net/http's: a server repeating one
+// header, or folding one value over many lines, within
+// MaxResponseHeaderBytes, costs no more than a few times those bytes.
+func TestH1ParseHeadLinear(t *testing.T) {
+	const lines = 20000
+	for name, line := range map[string]string{
+		"repeated header": "X-Dup: v\r\n",
+		"folded value":    " more\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			head := "HTTP/1.1 200 OK\r\nX-Dup: first\r\n" + strings.Repeat(line, lines) + "\r\n"
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			resp, err := h1ParseHead(head)
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > uint64(20*len(head)) {
+				t.Errorf("parsing %d bytes of headers allocated %d bytes, want at most %d", len(head), got, 20*len(head))
+			}
+			if !strings.HasPrefix(resp.Header.Get("X-Dup"), "first") {
+				t.Errorf("X-Dup = %.40q…", resp.Header.Get("X-Dup"))
+			}
+		})
+	}
+}
+
+// TestH1ParseHeadInvalidValue: a header value with a control character
+// (NUL, a bare CR) is refused, as net/http's textproto refuses it.
+func TestH1ParseHeadInvalidValue(t *testing.T) {
+	for _, v := range []string{"a\x00b", "a\rb", "a\x7fb"} {
+		_, err := h1ParseHead("HTTP/1.1 200 OK\r\nX-Bad: " + v + "\r\n\r\n")
+		if err == nil || !strings.Contains(err.Error(), "malformed MIME header line") {
+			t.Errorf("value %q: %v, want malformed MIME header line", v, err)
 		}
 	}
 }

@@ -70,37 +70,45 @@ func h1ParseHead(s string) (*http.Response, error) {
 	if err != nil || len(status) < 3 || code < 100 || code > 999 || (len(status) > 3 && status[3] != ' ') {
 		return nil, fmt.Errorf("malformed HTTP status code %q", status)
 	}
-	n := strings.Count(rest, "\n")
+	n := min(strings.Count(rest, "\n"), 1000) // a hint, capped as net/http's
 	h := make(http.Header, n)
 	vals := make([]string, 0, n)
-	last := ""
 	for {
 		line, rest, _ = strings.Cut(rest, "\n")
 		line = strings.TrimSuffix(line, "\r")
 		if line == "" {
 			break
 		}
-		if line[0] == ' ' || line[0] == '\t' { // obsolete line folding: continues the last value
-			vs := h[last]
-			if len(vs) == 0 {
-				return nil, fmt.Errorf("malformed MIME header initial line: %q", line)
-			}
-			vs[len(vs)-1] += " " + textproto.TrimString(line)
-			continue
+		if line[0] == ' ' || line[0] == '\t' { // folds are read with the line they continue
+			return nil, fmt.Errorf("malformed MIME header initial line: %q", line)
 		}
 		k, v, ok := strings.Cut(line, ":")
 		if !ok || !h1ValidName(k) {
 			return nil, fmt.Errorf("malformed MIME header line: %q", line)
 		}
-		k = textproto.CanonicalMIMEHeaderKey(k)
 		v = textproto.TrimString(v)
+		if len(rest) > 0 && (rest[0] == ' ' || rest[0] == '\t') {
+			// Obsolete line folding: the value goes on, after a space.
+			// Built in one buffer, as textproto does: appending to the
+			// string line by line would cost the square of its length.
+			b := []byte(v)
+			for len(rest) > 0 && (rest[0] == ' ' || rest[0] == '\t') {
+				line, rest, _ = strings.Cut(rest, "\n")
+				b = append(b, ' ')
+				b = append(b, textproto.TrimString(strings.TrimSuffix(line, "\r"))...)
+			}
+			v = string(b)
+		}
+		if !h1ValidValue(v) {
+			return nil, fmt.Errorf("malformed MIME header line: %q", line)
+		}
+		k = textproto.CanonicalMIMEHeaderKey(k)
 		if vs, dup := h[k]; dup {
-			h[k] = append(vs[:len(vs):len(vs)], v)
+			h[k] = append(vs, v) // a value of vals has its capacity: appending copies it out
 		} else {
 			vals = append(vals, v)
 			h[k] = vals[len(vals)-1 : len(vals) : len(vals)]
 		}
-		last = k
 	}
 	return &http.Response{
 		Status:        status,
