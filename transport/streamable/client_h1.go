@@ -3,7 +3,6 @@ package streamable
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -34,7 +33,8 @@ import (
 // User-Agent (Go-http-client/1.1 unless the headers set one),
 // Content-Length and Accept-Encoding: gzip (answers so compressed are
 // decompressed); header names and values checked as net/http checks them;
-// 1xx answers skipped; bodies framed by Content-Length, chunked encoding
+// 1xx answers skipped (their headers counted in the limit of the final
+// one's, as net/http counts them); bodies framed by Content-Length, chunked encoding
 // (with trailers) or the end of the connection; keep-alive as HTTP/1.1
 // and 1.0 define it; MaxIdleConnsPerHost, IdleConnTimeout and
 // MaxResponseHeaderBytes of the Transport's http.Transport; a request
@@ -278,17 +278,19 @@ func (pc *h1Conn) roundTrip(ctx context.Context, h http.Header, body []byte, wro
 		return fail(err)
 	}
 	wrote(httptrace.WroteRequestInfo{})
-	for n := 0; ; n++ {
-		resp, err = pc.readHead()
+	// Informational answers are skipped; the bytes of all the headers,
+	// theirs and the final one's, are bounded together, as net/http
+	// bounds them when no trace looks at the informational ones.
+	for left := pc.cl.maxHeader; ; {
+		var n int
+		resp, n, err = pc.readHead(left)
 		if err != nil {
 			return fail(err)
 		}
 		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
 			break
 		}
-		if n == 5 {
-			return fail(errors.New("net/http: too many 1xx informational responses"))
-		}
+		left -= n
 	}
 	if err := pc.frame(ctx, resp, gz, stop); err != nil {
 		return fail(err)

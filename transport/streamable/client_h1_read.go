@@ -18,8 +18,11 @@ import (
 // status line and headers, and the body as the headers frame it.
 
 // readHead reads the status line and the headers of an answer into a
-// response without a body.
-func (pc *h1Conn) readHead() (*http.Response, error) {
+// response without a body, reading at most left bytes, and returns how
+// many it read. Past left, the error names the limit of all the headers
+// of one exchange (informational answers and the final one together, as
+// net/http counts them), maxHeader.
+func (pc *h1Conn) readHead(left int) (*http.Response, int, error) {
 	max := pc.cl.maxHeader
 	head := pc.head[:0]
 	defer func() {
@@ -30,8 +33,8 @@ func (pc *h1Conn) readHead() (*http.Response, error) {
 	lineStart := 0
 	for {
 		line, err := pc.br.ReadSlice('\n')
-		if len(head)+len(line) > max {
-			return nil, fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", max)
+		if len(head)+len(line) > left {
+			return nil, 0, fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", max)
 		}
 		head = append(head, line...)
 		if err == bufio.ErrBufferFull {
@@ -41,14 +44,15 @@ func (pc *h1Conn) readHead() (*http.Response, error) {
 			if err == io.EOF && len(head) > 0 {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, err
+			return nil, 0, err
 		}
 		if lineStart > 0 && (len(head)-lineStart == 1 || (len(head)-lineStart == 2 && head[lineStart] == '\r')) {
 			break // the blank line after the headers
 		}
 		lineStart = len(head)
 	}
-	return h1ParseHead(string(head))
+	resp, err := h1ParseHead(string(head))
+	return resp, len(head), err
 }
 
 // h1ParseHead parses the status line and headers of an answer, s, which

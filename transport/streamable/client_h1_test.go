@@ -485,3 +485,43 @@ func TestH1BytesAfterAnswerNotNextAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestH1ManyInformationalAnswers: informational answers before the final
+// one are bounded as net/http bounds them, by the bytes of all their
+// headers together (MaxResponseHeaderBytes), not by their count: a long
+// call that the server keeps alive with 102 Processing now and then is
+// answered, and an endless run of them ends the call.
+func TestH1ManyInformationalAnswers(t *testing.T) {
+	t.Run("a few", func(t *testing.T) {
+		s := newH1Server(t, func(conn net.Conn, br *bufio.Reader) {
+			_, _, id, err := h1Read(br)
+			if err != nil {
+				return
+			}
+			for range 20 {
+				io.WriteString(conn, "HTTP/1.1 102 Processing\r\n\r\n")
+			}
+			h1JSON(conn, h1Result(id), "")
+		})
+		if r := h1Call(t, h1Connect(t, s.url, nil), 1); r.Error != nil {
+			t.Fatal(r.Error)
+		}
+	})
+	t.Run("endless", func(t *testing.T) {
+		s := newH1Server(t, func(conn net.Conn, br *bufio.Reader) {
+			if _, _, _, err := h1Read(br); err != nil {
+				return
+			}
+			chunk := []byte(strings.Repeat("HTTP/1.1 102 Processing\r\nX-Pad: "+strings.Repeat("p", 1000)+"\r\n\r\n", 64))
+			for range 11 << 20 / len(chunk) {
+				if _, err := conn.Write(chunk); err != nil {
+					return
+				}
+			}
+		})
+		r := h1Call(t, h1Connect(t, s.url, nil), 1)
+		if r.Error == nil || !strings.Contains(r.Error.Message, "server response headers exceeded") {
+			t.Fatalf("%v, want the header limit's error", r.Error)
+		}
+	})
+}
