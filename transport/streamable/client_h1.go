@@ -84,10 +84,11 @@ const h1MaxHeadBuffer = 64 << 10
 
 // newH1Client returns the HTTP/1.1 client of requests to u through tr's
 // dialer and limits, or nil when u needs what only net/http does (HTTPS,
-// a proxy, user information) or the platform cannot check idle
-// connections.
+// a proxy, user information, a host name that is not ASCII, which
+// net/http dials and sends in its IDNA form) or the platform cannot
+// check idle connections.
 func newH1Client(tr *http.Transport, u *url.URL) *h1Client {
-	if !h1Supported || tr == nil || u.Scheme != "http" || u.User != nil || tr.DisableKeepAlives || tr.DialContext == nil {
+	if !h1Supported || tr == nil || u.Scheme != "http" || u.User != nil || tr.DisableKeepAlives || tr.DialContext == nil || !h1ASCII(u.Host) {
 		return nil
 	}
 	if tr.Proxy != nil {
@@ -401,4 +402,14 @@ func h1RemoveZone(host string) string {
 		return host
 	}
 	return host[:j] + host[i:]
+}
+
+// h1ASCII reports whether s is ASCII.
+func h1ASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,8 @@
 package streamable
 
 import (
+	"net/http"
+	"net/url"
 	"runtime"
 	"strings"
 	"testing"
@@ -59,5 +61,20 @@ func TestH1ParseHeadInvalidValue(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "malformed MIME header line") {
 			t.Errorf("value %q: %v, want malformed MIME header line", v, err)
 		}
+	}
+}
+
+// TestH1NonASCIIHost: a host name that is not ASCII is not dialled nor
+// sent raw: net/http dials and names it in its IDNA form
+// (xn--h-bga:8080), which the HTTP/1.1 client leaves to net/http.
+func TestH1NonASCIIHost(t *testing.T) {
+	u, err := url.Parse("http://h%C3%A9:8080/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	if cl := newH1Client(tr, u); cl != nil && (cl.host != "xn--h-bga:8080" || cl.addr != "xn--h-bga:8080") {
+		t.Errorf("the HTTP/1.1 client dials %q and sends Host %q; net/http uses xn--h-bga:8080 for both", cl.addr, cl.host)
 	}
 }
