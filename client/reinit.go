@@ -26,6 +26,9 @@ const codeSessionNotFound jsonrpc.Code = -32001
 // sessionExpired reports whether err says that the server no longer knows
 // the session (HTTP 404).
 func sessionExpired(err error) bool {
+	if err == nil {
+		return false // before errors.As, whose target would escape for every call
+	}
 	var e *jsonrpc.Error
 	if !errors.As(err, &e) || e.Code != codeSessionNotFound {
 		return false

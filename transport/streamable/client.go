@@ -1,6 +1,7 @@
 package streamable
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,7 +55,11 @@ type ClientOptions struct {
 	// response streams last as long as their request. Default: a client
 	// of the transport's own (a clone of http.DefaultTransport keeping
 	// DefaultMaxIdleConnsPerHost idle connections), whose idle
-	// connections are closed with each ClientConn.
+	// connections are closed with each ClientConn. With the default, the
+	// POSTs of calls to a plain http:// URL that no proxy serves (bodies
+	// up to 32 KiB) go through an HTTP/1.1 client of the transport's own,
+	// which sends them as net/http does at a fraction of its cost, with
+	// the dialer and limits of that http.Transport.
 	HTTPClient *http.Client
 	// Header is added to every request: authorization, for instance. The
 	// transport's own headers win over it.
@@ -159,6 +165,9 @@ type Transport struct {
 	ownIdle *http.Transport // the transport of a client of our own, else nil
 	dec     *jsonrpc.Decoder
 	log     *slog.Logger
+
+	h1Once sync.Once
+	h1     *h1Client // sends calls when the client is our own (client_h1.go); nil when it cannot
 }
 
 // NewTransport returns a transport to the MCP endpoint at url, such as
@@ -219,8 +228,12 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c := &ClientConn{t: t, url: u.String(), redacted: clientRedacted(u), calls: make(map[jsonrpc.ID]*clientCall)}
+	c := &ClientConn{t: t, u: u, host: clientHost(u), url: u.String(), redacted: clientRedacted(u), calls: make(map[jsonrpc.ID]*clientCall)}
 	c.direct = t.ownIdle != nil && u.User == nil
+	if c.direct {
+		t.h1Once.Do(func() { t.h1 = newH1Client(t.ownIdle, u) })
+		c.h1 = t.h1
+	}
 	c.tr = transport.NewFrameTracker(t.opts.Observer, transport.TransportStreamable, "")
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.in = make(chan clientItem, t.opts.MaxQueued)
@@ -245,9 +258,12 @@ func (t *Transport) Connect(ctx context.Context) (transport.Conn, error) {
 // one per open stream) belong to it; Close ends them all.
 type ClientConn struct {
 	t        *Transport
+	u        *url.URL // the endpoint, shared by the requests of calls (read only)
+	host     string   // the Host of those requests, as http.NewRequest sets it
 	url      string
 	redacted string          // url as net/http's errors show it (no password)
 	direct   bool            // calls go to the transport's own http.Transport (sendCall)
+	h1       *h1Client       // or to its HTTP/1.1 client, when not nil
 	ctx      context.Context // parent of every HTTP request; cancelled by Close
 	cancel   context.CancelFunc
 	in       chan clientItem         // received messages, for Read
@@ -279,13 +295,18 @@ type clientCall struct {
 	abort   context.CancelCauseFunc // ends its HTTP requests
 	done    chan struct{}           // closed once answered or given up
 
-	// Sending it (runCall), in the call rather than in closures of their
-	// own: the outcome goes to sent once (sendState), when the trace says
-	// the request is on the wire or when it failed; connect bounds it.
-	sent      chan<- error
+	// Sending it (runCall), in the call rather than in closures and
+	// values of their own: the outcome (sendErr) is signalled on sent
+	// once (sendState), when the trace says the request is on the wire
+	// or when it failed; the timer of the runner that sends it bounds
+	// that. body is the POST's body, reader its reader.
+	sent      chan struct{}
+	sendErr   error
 	sendState atomic.Int32
-	connect   *time.Timer
+	runner    *clientRunner
 	trace     httptrace.ClientTrace
+	body      []byte
+	reader    bytes.Reader
 }
 
 // A clientItem is what Read returns next.
@@ -484,6 +505,9 @@ func (c *ClientConn) Close() error {
 	if c.t.ownIdle != nil {
 		c.t.ownIdle.CloseIdleConnections()
 	}
+	if c.h1 != nil {
+		c.h1.closeIdle()
+	}
 	return nil
 }
 
@@ -518,6 +542,15 @@ func (c *ClientConn) setHeaders(h http.Header, sid, version string) {
 	if sid != "" {
 		h[hdrKeySessionID] = []string{sid}
 	}
+}
+
+// clientHost returns the Host header of requests to u, as
+// http.NewRequest sets it: u.Host without an empty port.
+func clientHost(u *url.URL) string {
+	if strings.LastIndex(u.Host, ":") > strings.LastIndex(u.Host, "]") {
+		return strings.TrimSuffix(u.Host, ":")
+	}
+	return u.Host
 }
 
 // clientRedacted returns u as net/http's errors show it: a password

@@ -62,9 +62,9 @@ const clientDrainMax = 64 << 10
 // TIME_WAIT). A stream that goes on past clientDrainMax or
 // clientDrainWait is closed as before.
 func (c *ClientConn) drainStream(call *clientCall, body io.Reader) {
-	call.connect.Reset(clientDrainWait) // aborts the request: the call is answered
+	call.runner.arm(call, clientDrainWait) // aborts the request: the call is answered
 	io.CopyN(io.Discard, body, clientDrainMax)
-	call.connect.Stop()
+	call.runner.disarm(call)
 }
 
 // readStream delivers the messages of an SSE body, skipping events

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
 	"github.com/mcpwire/mcpwire/mcp"
@@ -71,7 +70,7 @@ func (c *ClientConn) writeCall(ctx context.Context, req *jsonrpc.Request, body [
 		return fmt.Errorf("streamable: a call with id %s is already in flight", req.ID)
 	}
 	rctx, abort := context.WithCancelCause(c.ctx)
-	call := &clientCall{id: req.ID, method: req.Method, modern: modern != "", abort: abort, done: make(chan struct{})}
+	call := &clientCall{id: req.ID, method: req.Method, modern: modern != "", abort: abort, done: make(chan struct{}), sent: make(chan struct{}, 1)}
 	c.calls[req.ID] = call
 	if lc := c.legacy; lc != nil {
 		c.mu.Unlock()
@@ -87,8 +86,7 @@ func (c *ClientConn) writeCall(ctx context.Context, req *jsonrpc.Request, body [
 	}
 	hdr := c.postHeaderLocked(req, modern)
 	call.session = c.session
-	sent := make(chan error, 1)
-	job := clientJob{ctx: rctx, call: call, body: body, hdr: hdr, sent: sent}
+	job := clientJob{ctx: rctx, call: call, body: body, hdr: hdr}
 	select {
 	case c.jobs <- job: // an idle runner takes it
 	default:
@@ -98,8 +96,8 @@ func (c *ClientConn) writeCall(ctx context.Context, req *jsonrpc.Request, body [
 	c.mu.Unlock()
 
 	select {
-	case err := <-sent:
-		return err
+	case <-call.sent:
+		return call.sendErr
 	case <-ctx.Done():
 		abort(errClientAborted)
 		c.forget(call)
@@ -149,99 +147,17 @@ func (c *ClientConn) expireSession(sid string) {
 	c.mu.Unlock()
 }
 
-// clientRunnerIdle is how long a runner waits for the next call before
-// it ends.
-const clientRunnerIdle = time.Second
-
-// A clientJob is a call for a runner: runCall's arguments.
-type clientJob struct {
-	ctx  context.Context
-	call *clientCall
-	body []byte
-	hdr  http.Header
-	sent chan<- error
-}
-
-// runner runs calls: job, then the next ones handed to it while it waits
-// (for up to clientRunnerIdle, or until the conn closes). A call sent
-// through net/http needs a stack of several kilobytes, which a new
-// goroutine grows by copying for each call (7 % of the CPU of a
-// sequential tools/call over loopback, client and server in one
-// process): a busy conn reuses grown stacks, and an idle one keeps no
-// goroutine for long. The server's workers do the same (jsonrpc
-// dispatch.go).
-func (c *ClientConn) runner(job clientJob) {
-	defer c.wg.Done()
-	var idle *time.Timer
-	for {
-		c.runCall(job.ctx, job.call, job.body, job.hdr, job.sent)
-		job = clientJob{}
-		if idle == nil {
-			idle = time.NewTimer(clientRunnerIdle)
-		} else {
-			idle.Reset(clientRunnerIdle)
-		}
-		select {
-		case job = <-c.jobs:
-		case <-idle.C:
-			return
-		case <-c.closed:
-			idle.Stop()
-			return
-		}
-	}
-}
-
-// The outcomes of sending a call (clientCall.sendState).
-const (
-	clientSending int32 = iota // not known yet
-	clientWritten              // the request is on the wire
-	clientNotSent              // sending failed
-)
-
-// signal reports the outcome of sending the call to Write, once: nil
-// when the request is on the wire, else the error that kept it off.
-func (call *clientCall) signal(err error) {
-	st := clientWritten
-	if err != nil {
-		st = clientNotSent
-	}
-	if call.sendState.CompareAndSwap(clientSending, st) {
-		call.sent <- err
-	}
-}
-
-// wroteRequest is the call's httptrace hook: the request is on the wire.
-func (call *clientCall) wroteRequest(info httptrace.WroteRequestInfo) {
-	if info.Err == nil {
-		call.connect.Stop()
-		call.signal(nil)
-	}
-}
-
-// connectTimedOut aborts a call whose request took ConnectTimeout to send.
-func (call *clientCall) connectTimedOut() { call.abort(errClientConnectTimeout) }
-
-var errClientConnectTimeout error = &clientTimeoutError{"streamable: timed out sending the request"}
-
 // runCall POSTs a call and follows its answer until the response has been
-// delivered or the call given up. sent receives the outcome of sending the
-// request: nil once it is on the wire, or the error that kept it off.
-func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte, hdr http.Header, sent chan<- error) {
+// delivered or the call given up. call.sent receives the outcome of
+// sending the request: nil once it is on the wire, or the error that kept
+// it off; the timer of call.runner bounds that.
+func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte, hdr http.Header) {
 	defer call.abort(nil)
-	call.sent = sent
-	call.connect = time.AfterFunc(c.t.opts.ConnectTimeout, call.connectTimedOut)
+	r := call.runner
+	r.arm(call, c.t.opts.ConnectTimeout)
 	call.trace.WroteRequest = call.wroteRequest
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, &call.trace), http.MethodPost, c.url, bytes.NewReader(body))
-	if err != nil {
-		call.connect.Stop()
-		c.forget(call)
-		call.signal(fmt.Errorf("streamable: %w", err))
-		return
-	}
-	req.Header = hdr
-	resp, err := c.sendCall(req, body)
-	call.connect.Stop()
+	resp, err := c.sendCall(ctx, call, hdr, body)
+	r.disarm(call)
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil {
 			err = cause
@@ -294,19 +210,54 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 	}
 }
 
-// sendCall sends the POST of a call. With a client of the transport's
-// own, whose policy is net/http's default, and a URL without user
-// information (which Client.Do would send as basic authentication), it
-// goes to the http.Transport at once: http.Client.Do copies the headers of every request in case
-// it is redirected (a map and its values, half a kilobyte per call) and
-// wraps the send in its redirect loop. A redirect is then followed by
-// Client.Do, with the request sent again; errors are *url.Error as
-// Client.Do makes them.
-func (c *ClientConn) sendCall(req *http.Request, body []byte) (*http.Response, error) {
-	if !c.direct {
-		return c.t.client.Do(req)
+// sendCall sends the POST of a call, whose headers are hdr and body
+// body.
+//
+// With a client of the transport's own, whose policy is net/http's
+// default, and a URL without user information (which Client.Do would
+// send as basic authentication), it goes to the transport's HTTP/1.1
+// client (client_h1.go) or, when that cannot send it, to the
+// http.Transport at once: http.Client.Do copies the headers of every
+// request in case it is redirected (a map and its values, half a
+// kilobyte per call) and wraps the send in its redirect loop. A redirect
+// is then followed by Client.Do, with the request sent again; errors are
+// *url.Error as Client.Do makes them.
+//
+// The request for net/http is made here rather than by
+// http.NewRequestWithContext, which would parse the URL again and
+// allocate a header map, a reader and its wrapper for every call: the
+// URL is the conn's, parsed once (net/http only reads it), and the
+// body's reader lives in the call. The body is an io.NopCloser of a
+// *bytes.Reader, which net/http knows for one in memory: it writes it
+// with the headers, in one write.
+func (c *ClientConn) sendCall(ctx context.Context, call *clientCall, hdr http.Header, body []byte) (*http.Response, error) {
+	var resp *http.Response
+	var err error
+	if c.h1 != nil && len(body) <= h1MaxBody {
+		resp, err = c.h1.roundTrip(ctx, hdr, body, call.trace.WroteRequest)
+		if err == nil && resp.StatusCode/100 != 2 {
+			resp.Request = &http.Request{Method: http.MethodPost, URL: c.u, Header: hdr, Host: c.host} // for the errors that name it
+		}
+	} else {
+		call.body = body
+		call.reader.Reset(body)
+		req := (&http.Request{
+			Method:        http.MethodPost,
+			URL:           c.u,
+			Proto:         "HTTP/1.1",
+			ProtoMajor:    1,
+			ProtoMinor:    1,
+			Header:        hdr,
+			Body:          io.NopCloser(&call.reader),
+			GetBody:       call.getBody,
+			ContentLength: int64(len(body)),
+			Host:          c.host,
+		}).WithContext(httptrace.WithClientTrace(ctx, &call.trace))
+		if !c.direct {
+			return c.t.client.Do(req)
+		}
+		resp, err = c.t.ownIdle.RoundTrip(req)
 	}
-	resp, err := c.t.ownIdle.RoundTrip(req)
 	if err != nil {
 		if tlsErr, ok := err.(tls.RecordHeaderError); ok && string(tlsErr.RecordHeader[:]) == "HTTP/" {
 			err = http.ErrSchemeMismatch // as Client.Do says it
@@ -320,11 +271,11 @@ func (c *ClientConn) sendCall(req *http.Request, body []byte) (*http.Response, e
 		}
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
-		again, err := http.NewRequestWithContext(req.Context(), http.MethodPost, c.url, bytes.NewReader(body))
+		again, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 		if err != nil {
 			return nil, err
 		}
-		again.Header = req.Header
+		again.Header = hdr
 		return c.t.client.Do(again)
 	}
 	return resp, nil

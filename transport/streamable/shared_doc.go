@@ -102,10 +102,11 @@
 //     {"httpStatus": N}.
 //   - The exchange failed on the client's side: the error (usually
 //     CodeConnectionClosed) has the Go error as its cause: the *url.Error
-//     of http.Client.Do, which wraps what failed (the network, TLS, the
-//     RoundTripper of ClientOptions.HTTPClient, package auth's for
-//     instance), or a timeout of the transport's own (ConnectTimeout), a
-//     net.Error that matches context.DeadlineExceeded.
+//     of http.Client.Do (or one alike from the transport's own HTTP/1.1
+//     client, see ClientOptions.HTTPClient), which wraps what failed (the
+//     network, TLS, the RoundTripper of ClientOptions.HTTPClient, package
+//     auth's for instance), or a timeout of the transport's own
+//     (ConnectTimeout), a net.Error that matches context.DeadlineExceeded.
 //   - Otherwise the server answered the call with a JSON-RPC error, or
 //     broke the protocol (an answer without the response, or over the
 //     limit): errors.Unwrap returns nil, or the *jsonrpc.DecodeError of

@@ -1,0 +1,51 @@
+//go:build !race
+
+package streamable_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport/streamable"
+)
+
+// TestClientCallAllocs: a tools/call over Streamable HTTP with default
+// options costs the client (the MCP client, the engine and the
+// transport, with net/http's part) at most 50 allocations, against a
+// server that answers at once (cannedServer). Through net/http's
+// Transport it cost 86 (issue 23).
+func TestClientCallAllocs(t *testing.T) {
+	for _, era := range []struct {
+		name    string
+		version mcp.Version
+		sse     bool
+	}{
+		{"modern/json", "", false},
+		{"legacy/json", mcp.Version20251125, false},
+		{"legacy/sse", mcp.Version20251125, true},
+	} {
+		t.Run(era.name, func(t *testing.T) {
+			srv := newCannedServer(t, era.sse)
+			defer srv.close()
+			ctx := context.Background()
+			c := client.New(mcp.Implementation{Name: "allocs", Version: "1"}, &client.Options{Version: era.version})
+			sess, err := c.Connect(ctx, streamable.NewTransport(srv.url, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			args := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(echoArgs)}
+			allocs := testing.AllocsPerRun(300, func() {
+				if _, err := sess.CallTool(ctx, args); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs > 50 {
+				t.Errorf("%.0f allocations per tools/call, want at most 50", allocs)
+			}
+		})
+	}
+}
