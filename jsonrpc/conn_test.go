@@ -127,7 +127,10 @@ func TestConcurrencyBound(t *testing.T) {
 			}
 		})
 	}
-	waitFor(t, func() bool { in, _ := b.InFlight(); return in == 10 })
+	// All ten in, and max of them running: InFlight counts the queued
+	// ones too, so waiting for it alone let release come before the
+	// handlers had started (peak 1 under a loaded -race run).
+	waitFor(t, func() bool { in, _ := b.InFlight(); return in == 10 && running.Load() == max })
 	close(release)
 	wg.Wait()
 	if p := peak.Load(); p != max {
