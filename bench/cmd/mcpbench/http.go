@@ -107,6 +107,13 @@ func (s *httpSession) call(t *callTemplate, id int64) ([]byte, error) {
 // connection (and session), and measures calls per second, latency and
 // server CPU per call.
 func httpLoad(bin string, extra []string, t *callTemplate, want []byte, conc int, lim limits) (metrics, error) {
+	return httpLoadMem(bin, extra, t, want, conc, lim, false)
+}
+
+// httpLoadMem is httpLoad; with live, it also reads the server's live
+// memory (GET /debug/mem) and resident set at the end of the window,
+// while every session is still open.
+func httpLoadMem(bin string, extra []string, t *callTemplate, want []byte, conc int, lim limits, live bool) (metrics, error) {
 	p, err := startHTTP(bin, extra...)
 	if err != nil {
 		return nil, err
@@ -179,6 +186,17 @@ func httpLoad(bin string, extra []string, t *callTemplate, want []byte, conc int
 	m["calls/s"] = float64(len(all)) / lim.dur.Seconds()
 	m["cpu/call µs"] = float64(cpu.Microseconds()) / float64(len(all))
 	m["peak RSS MB"] = float64(p.hwm()) / 1e6
+	if live {
+		m["RSS at end MB"] = float64(p.rss()) / 1e6
+		ms, err := readMem(p.addr)
+		if err != nil {
+			return nil, err
+		}
+		m["live heap MB"] = float64(ms.HeapAlloc) / 1e6
+		m["stacks MB"] = float64(ms.StackInuse) / 1e6
+		m["runtime Sys MB"] = float64(ms.Sys) / 1e6
+		m["goroutines"] = float64(ms.Goroutines)
+	}
 	if err := p.stop(); err != nil {
 		return nil, err
 	}
@@ -189,6 +207,7 @@ func httpLoad(bin string, extra []string, t *callTemplate, want []byte, conc int
 type memStats struct {
 	HeapAlloc  int64 `json:"heapAlloc"`
 	StackInuse int64 `json:"stackInuse"`
+	Sys        int64 `json:"sys"`
 	Goroutines int   `json:"goroutines"`
 }
 

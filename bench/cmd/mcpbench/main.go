@@ -279,6 +279,7 @@ func buildScenarios(cfg config, w answers) []scenario {
 			return httpLoad(im.bin, im.stateless, modern, w.modernHTTP, c, lim)
 		}})
 	}
+	sc = append(sc, sustainedScenarios(lim, small, modern, w, noHTTP)...)
 	for _, n := range cfg.sessions {
 		sc = append(sc, scenario{key: fmt.Sprintf("idle-%d", n), run: func(im *impl) (metrics, error) { return idleSessions(im.bin, n, lim) }})
 	}

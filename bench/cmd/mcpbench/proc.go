@@ -24,6 +24,8 @@ type proc struct {
 	addr   string         // HTTP mode: host:port
 	done   chan error     // receives cmd.Wait's error, then is closed
 	stderr *bytes.Buffer
+
+	closers []io.Closer // closed when the process has ended
 }
 
 // profileDir, if set, is where servers write CPU profiles; currentRun
@@ -34,13 +36,29 @@ var (
 	profileSeq int
 )
 
-// profileArgs are the flags that make a server write its CPU profile.
+// profileArgs are the flags that make a server write its CPU profile and
+// its heap profile (SCENARIO-IMPL-N.prof, SCENARIO-IMPL-N.mem.prof).
 func profileArgs() []string {
 	if profileDir == "" || currentRun == "" {
 		return nil
 	}
 	profileSeq++
-	return []string{"-cpuprofile", filepath.Join(profileDir, fmt.Sprintf("%s-%d.prof", currentRun, profileSeq))}
+	base := filepath.Join(profileDir, fmt.Sprintf("%s-%d", currentRun, profileSeq))
+	return []string{"-cpuprofile", base + ".prof", "-memprofile", base + ".mem.prof"}
+}
+
+// stderrFile is where a profiled server's standard error goes too
+// (SCENARIO-IMPL-N.stderr, after profileArgs): GODEBUG=gctrace=1 in the
+// environment of mcpbench leaves the collector's trace there.
+func stderrFile() *os.File {
+	if profileDir == "" || currentRun == "" {
+		return nil
+	}
+	f, err := os.Create(filepath.Join(profileDir, fmt.Sprintf("%s-%d.stderr", currentRun, profileSeq)))
+	if err != nil {
+		return nil
+	}
+	return f
 }
 
 // clkTck is USER_HZ, the unit of utime and stime in /proc/PID/stat; it is
@@ -77,6 +95,10 @@ func startHTTP(bin string, extra ...string) (*proc, error) {
 	ln.Close()
 	p := &proc{cmd: exec.Command(bin, append(append([]string{"-http", addr}, extra...), profileArgs()...)...), addr: addr, stderr: new(bytes.Buffer)}
 	p.cmd.Stderr = p.stderr
+	if f := stderrFile(); f != nil {
+		p.cmd.Stderr = io.MultiWriter(p.stderr, f)
+		p.closers = append(p.closers, f)
+	}
 	if err := p.start(); err != nil {
 		return nil, err
 	}
@@ -104,7 +126,14 @@ func (p *proc) start() error {
 		return err
 	}
 	p.done = make(chan error, 1)
-	go func() { p.done <- p.cmd.Wait(); close(p.done) }()
+	go func() {
+		err := p.cmd.Wait()
+		for _, c := range p.closers {
+			c.Close()
+		}
+		p.done <- err
+		close(p.done)
+	}()
 	return nil
 }
 

@@ -5,6 +5,9 @@
 //	SERVER -http 127.0.0.1:PORT    Streamable HTTP at /mcp
 //	       -cpuprofile FILE        write a CPU profile, stopped at exit
 //	       -trace FILE             write an execution trace, stopped at exit
+//	       -memprofile FILE        write a heap profile at exit (as of the
+//	                               last collection, with every allocation
+//	                               since the start: -sample_index=alloc_space)
 //	       -stateless              serve the stateless era where the library
 //	                               needs a separate mode for it
 //
@@ -41,6 +44,7 @@ type Config struct {
 	HTTP       string // -http ADDR
 	CPUProfile string // -cpuprofile FILE
 	Trace      string // -trace FILE
+	MemProfile string // -memprofile FILE
 	Stateless  bool   // -stateless
 }
 
@@ -72,6 +76,7 @@ func Main(name string, s Server) {
 	fs.StringVar(&cfg.HTTP, "http", "", "serve Streamable HTTP on `ADDR` at /mcp")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile to `FILE`")
 	fs.StringVar(&cfg.Trace, "trace", "", "write an execution trace to `FILE`")
+	fs.StringVar(&cfg.MemProfile, "memprofile", "", "write a heap profile to `FILE` at exit")
 	fs.BoolVar(&cfg.Stateless, "stateless", false, "serve the stateless era where the library needs a separate mode")
 	fs.Parse(os.Args[1:])
 	if cfg.Stdio == (cfg.HTTP != "") {
@@ -108,6 +113,11 @@ func Main(name string, s Server) {
 	stop()
 	pprof.StopCPUProfile()
 	trace.Stop()
+	if cfg.MemProfile != "" {
+		if err := writeHeapProfile(cfg.MemProfile); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		}
+	}
 	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(1)
@@ -146,4 +156,18 @@ func serveHTTP(ctx context.Context, cfg Config, h http.Handler) error {
 		return err
 	}
 	return nil
+}
+
+// writeHeapProfile writes the heap profile to file: the live heap as of
+// the last collection, and every allocation since the start.
+func writeHeapProfile(file string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
