@@ -11,6 +11,27 @@ import (
 	"strings"
 )
 
+// inProcessRuns are the go test -bench runs of bench/inprocess, each a
+// scenario of its own: the in-memory round trip in each era, and each
+// library's Streamable HTTP client against the floor in a process of its
+// own (the client's cost per call).
+var inProcessRuns = []struct{ key, bench string }{
+	{"inprocess", "BenchmarkRoundTrip"},
+	{"inprocess-modern", "BenchmarkRoundTripModern"},
+	{"client-http", "BenchmarkHTTPClient"},
+	{"client-http-modern", "BenchmarkHTTPClientModern"},
+}
+
+// inProcessSelected reports whether -only selects any of inProcessRuns.
+func inProcessSelected(only string) bool {
+	for _, r := range inProcessRuns {
+		if selected(only, r.key) {
+			return true
+		}
+	}
+	return false
+}
+
 // inProcess compiles the in-process benchmarks once and runs each
 // implementation's round trip in each era separately, in the rotated
 // order, once per repetition. An implementation that skips an era (its
@@ -28,9 +49,11 @@ func inProcess(cfg config, r *report) error {
 		return err
 	}
 	names := []string{"floor", "mcpwire", "gosdk", "mcpgo"}
-	eras := []struct{ key, bench string }{{"inprocess", "BenchmarkRoundTrip"}, {"inprocess-modern", "BenchmarkRoundTripModern"}}
 	for rep := range cfg.reps {
-		for _, era := range eras {
+		for _, era := range inProcessRuns {
+			if !selected(cfg.only, era.key) {
+				continue
+			}
 			for i := range names {
 				name := names[(i+rep)%len(names)]
 				out, err := exec.Command(bin, "-test.run", "^$", "-test.bench", "^"+era.bench+"$/^"+name+"$",

@@ -191,8 +191,8 @@ func run(cfg config) error {
 			logf("rep %d/%d %s: %s", rep+1, cfg.reps, sc.key, r.brief(sc.key, rep))
 		}
 	}
-	if selected(cfg.only, "inprocess") {
-		logf("in-process round trips (go test -bench)")
+	if inProcessSelected(cfg.only) {
+		logf("in-process round trips and HTTP clients (go test -bench)")
 		if err := inProcess(cfg, r); err != nil {
 			return fmt.Errorf("in-process benchmarks: %v", err)
 		}

@@ -54,8 +54,10 @@ func mainMetric(key string) string {
 		return "p50 µs"
 	case strings.HasPrefix(key, "idle"):
 		return "heap+stacks B/session"
-	case strings.HasPrefix(key, "inprocess"):
+	case strings.HasPrefix(key, "inprocess"), strings.HasPrefix(key, "client"):
 		return "allocs/op"
+	case strings.HasPrefix(key, "load"):
+		return "peak RSS MB"
 	}
 	return "calls/s"
 }
@@ -96,7 +98,12 @@ func (r *report) measured(key, metric string) bool {
 
 // ratios are impl's figure over the floor's, repetition by repetition.
 func (r *report) ratios(key, impl, metric string) []float64 {
-	a, f := r.results[key][impl], r.results[key]["floor"]
+	return r.ratiosTo(key, impl, "floor", metric)
+}
+
+// ratiosTo are impl's figure over base's, repetition by repetition.
+func (r *report) ratiosTo(key, impl, base, metric string) []float64 {
+	a, f := r.results[key][impl], r.results[key][base]
 	var xs []float64
 	for i := range min(len(a), len(f)) {
 		if fv := f[i][metric]; fv != 0 {
@@ -143,41 +150,6 @@ func ratioCell(xs []float64) string {
 	return fmt.Sprintf("**%s×** (%s–%s)", num(median(xs)), num(lo), num(hi))
 }
 
-// A target is one row of the issue's targets table.
-type target struct {
-	measure, key, metric string
-	ratio                bool    // a ratio to the floor, else an absolute figure
-	higher               bool    // higher is better
-	limit                float64 // the mcpwire target
-	peers                string  // what the issue measured for the peers
-}
-
-func (r *report) targets() []target {
-	idle := "idle-10000"
-	if r.results[idle] == nil {
-		idle = fmt.Sprintf("idle-%d", r.cfg.sessions[len(r.cfg.sessions)-1])
-	}
-	return []target{
-		{"stdio sequential p50 latency, 100 B", "stdio-seq-100B", "p50 µs", true, false, 2, ""},
-		{"stdio pipelined calls/s, 100 B", "stdio-pipe64-100B", "calls/s", true, true, 0.5, ""},
-		{"server CPU per call, stdio, 64 KiB", "stdio-pipe64-64KiB", "cpu/call µs", true, false, 2, ""},
-		{"HTTP calls/s, 64 sessions, 100 B", "http-64-100B", "calls/s", true, true, 0.75, ""},
-		{"HTTP server CPU per call (64 sessions)", "http-64-100B", "cpu/call µs", true, false, 1.5, ""},
-		{"memory per idle session, " + strings.TrimPrefix(idle, "idle-") + " sessions (bytes)", idle, "heap+stacks B/session", false, false, 4096, ""},
-		{"in-process round trip, 100 B (allocs)", "inprocess", "allocs/op", false, false, 40, ""},
-		{"in-process round trip, 100 B (bytes)", "inprocess", "B/op", false, false, 3072, ""},
-		{"cold start to first response", "coldstart", "ms", true, false, 1.3, ""},
-		// The 2026-07-28 era, which client.Connect speaks by default: the
-		// same targets.
-		{"2026-07-28: stdio sequential p50 latency, 100 B", "stdio-modern-seq-100B", "p50 µs", true, false, 2, ""},
-		{"2026-07-28: stdio pipelined calls/s, 100 B", "stdio-modern-pipe64-100B", "calls/s", true, true, 0.5, ""},
-		{"2026-07-28: HTTP calls/s, 64 clients, 100 B", "http-modern-64-100B", "calls/s", true, true, 0.75, ""},
-		{"2026-07-28: HTTP server CPU per call (64 clients)", "http-modern-64-100B", "cpu/call µs", true, false, 1.5, ""},
-		{"2026-07-28: in-process round trip, 100 B (allocs)", "inprocess-modern", "allocs/op", false, false, 40, ""},
-		{"2026-07-28: in-process round trip, 100 B (bytes)", "inprocess-modern", "B/op", false, false, 3072, ""},
-	}
-}
-
 func (r *report) markdown() string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
@@ -204,51 +176,15 @@ func (r *report) markdown() string {
 	w("difference fails the run.\n\n")
 
 	w("## Targets\n\n")
-	w("| measure |%s mcpwire target | met |\n|---|%s---|---|\n", headers(impls), strings.Repeat("---|", len(impls)))
-	missed := 0
-	for _, t := range r.targets() {
-		if r.results[t.key] == nil {
-			continue // not run (-only)
-		}
-		fl := spread(r.values(t.key, "floor", t.metric))
-		var cells []string
-		met := "–"
-		for _, im := range others() {
-			if t.ratio {
-				cells = append(cells, r.cell(t.key, im, r.ratios(t.key, im, t.metric), true))
-			} else {
-				cells = append(cells, r.cell(t.key, im, r.values(t.key, im, t.metric), false))
-			}
-		}
-		var got []float64
-		if t.ratio {
-			got = r.ratios(t.key, "mcpwire", t.metric)
-		} else {
-			got = r.values(t.key, "mcpwire", t.metric)
-		}
-		limit := fmt.Sprintf("≤ %s", num(t.limit))
-		if t.higher {
-			limit = fmt.Sprintf("≥ %s", num(t.limit))
-		}
-		if t.ratio {
-			limit += "× floor"
-		}
-		if len(got) > 0 {
-			m := median(got)
-			if (t.higher && m >= t.limit) || (!t.higher && m <= t.limit) {
-				met = "yes"
-			} else {
-				met = "**no**"
-				missed++
-			}
-		}
-		w("| %s | %s | %s | %s | %s |\n", t.measure, fl, strings.Join(cells, " | "), limit, met)
-	}
-	w("\nRatio rows show the floor's absolute figure (µs, calls/s or ms) and the others' ratios to it; the\n")
-	w("memory and in-process rows are absolute. Rows without an era are the 2025-11-25 legacy session (the\n")
-	w("peers pinned to it in process); the 2026-07-28 rows are what a client speaking that era (client.Connect's\n")
-	w("default) gets, every request carrying the `_meta` envelope. *n/a*: the implementation does not serve\n")
-	w("that era there. ")
+	missed := r.targetsTable(w)
+	w("\nThe goals are issue 23's. In a ratio row the base column (the floor, or the official Go SDK for the\n")
+	w("memory under sustained load) shows its absolute figure (µs, calls/s, ms or MB) and the others their\n")
+	w("ratios to it, repetition by repetition; the rows of counts and bytes are absolute. The HTTP client rows\n")
+	w("are each library's own client against one server (the floor, in a process of its own), their goal half\n")
+	w("of what mcpwire's client cost at 6ebbd51, where issue 23's work began. Rows without an era are the\n")
+	w("2025-11-25 legacy session (the peers pinned to it in process); the 2026-07-28 rows are what a client\n")
+	w("speaking that era (client.Connect's default) gets, every request carrying the `_meta` envelope. *n/a*: the\n")
+	w("implementation does not serve that era there. ")
 	if missed > 0 {
 		w("What the profiles say about the rows mcpwire misses,\nand why, is in [docs/design.md](design.md#performance-notes).\n\n")
 	} else {
@@ -271,6 +207,9 @@ func (r *report) markdown() string {
 			[]string{"http-1-100B", "http-16-100B", "http-64-100B"}, []string{"calls/s", "p50 µs", "p99 µs", "cpu/call µs", "peak RSS MB"}},
 		{"Streamable HTTP, 2026-07-28 (stateless)", "N clients without sessions, each on its own connection, one call at a time each (after one server/discover, as client.Connect does); every request carries the 2026-07-28 `_meta` envelope and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers. The official Go SDK serves this era only in its stateless mode (`-stateless`); mcpwire, mcp-go and the floor serve both eras on one endpoint.",
 			[]string{"http-modern-1-100B", "http-modern-64-100B"}, []string{"calls/s", "p50 µs", "p99 µs", "cpu/call µs"}},
+		{"Memory under sustained load", fmt.Sprintf("%d clients over Streamable HTTP, each on its own connection (in the legacy era with its own session), each calling tools/call echo (100 B) in a closed loop with one call in flight, for %v after %v of warm-up (4× the window of the other rows). *peak RSS* is the server's VmHWM over its whole life (start, sessions, load); *RSS at end*, *live heap* (after two forced collections), *stacks* (goroutine stacks), *runtime Sys* (all the Go runtime took from the OS) and *goroutines* are read at the end of the window with every session still open. The 2026-07-28 row is the official Go SDK in its stateless mode.", loadSessions, 4*r.cfg.lim.dur, r.cfg.lim.dur),
+			[]string{fmt.Sprintf("load-%d-100B", loadSessions), fmt.Sprintf("load-modern-%d-100B", loadSessions)},
+			[]string{"calls/s", "peak RSS MB", "RSS at end MB", "live heap MB", "stacks MB", "runtime Sys MB", "goroutines", "cpu/call µs", "p50 µs", "p99 µs"}},
 		{"Memory per idle session", "N legacy sessions opened over 8 connections (initialize, then notifications/initialized) and left idle, the connections closed. *heap+stacks* is the growth of the live Go heap plus goroutine stacks after two forced collections (GET /debug/mem, the same code in every server): what the library keeps per session, the fair figure. *RSS* is the growth of VmRSS, which also counts the collector's headroom and memory not yet returned to the OS.",
 			[]string{"idle-2000", "idle-10000"}, []string{"heap+stacks B/session", "RSS B/session", "goroutines/session"}},
 		{"Cold start", "From starting the binary to the response to initialize over stdio.",
@@ -313,6 +252,22 @@ func (r *report) markdown() string {
 				r.cell(era.key, im, r.values(era.key, im, "B/op"), false), r.cell(era.key, im, r.values(era.key, im, "allocs/op"), false))
 		}
 	}
+	w("\n### HTTP client, per tools/call\n\n`go test -bench HTTPClient` in bench/inprocess: each library's own Streamable HTTP client with its\n")
+	w("default options (floor: net/http's client and encoding/json) calling the echo tool (100 B) one call at a\n")
+	w("time on one connection, against the floor's HTTP handler in a process of its own, so that *cpu µs*\n")
+	w("(this process's user and system CPU per call), *B* and *allocs* are the client's alone; *ns* is the round\n")
+	w("trip, the server's time included.\n\n")
+	w("| era | implementation | cpu µs/op | ns/op | B/op | allocs/op |\n|---|---|---|---|---|---|\n")
+	for _, era := range []struct{ key, title string }{{"client-http", "2025-11-25"}, {"client-http-modern", "2026-07-28"}} {
+		for _, im := range append([]string{"floor"}, others()...) {
+			if r.results[era.key][im] == nil && !r.na[era.key][im] {
+				continue
+			}
+			w("| %s | %s | %s | %s | %s | %s |\n", era.title, im, r.cell(era.key, im, r.values(era.key, im, "cpu-µs/op"), false),
+				r.cell(era.key, im, r.values(era.key, im, "ns/op"), false),
+				r.cell(era.key, im, r.values(era.key, im, "B/op"), false), r.cell(era.key, im, r.values(era.key, im, "allocs/op"), false))
+		}
+	}
 	w("\n### Binary size\n\n|%s\n|%s\n|", headers(impls), strings.Repeat("---|", len(impls)))
 	for _, im := range impls {
 		w(" %.1f MB |", float64(im.size)/1e6)
@@ -320,7 +275,7 @@ func (r *report) markdown() string {
 	w("\n\n(`go build` with default flags; the floor links net/http and encoding/json like the others.)\n\n")
 	w("## Reproduce\n\n```\nbash bench/run            # full run, about 8 minutes; writes docs/benchmarks.md\nbash bench/run -quick     # about 2 minutes\n```\n\n")
 	w("Each run also keeps its raw figures in docs/benchmarks-raw/ (not committed). The servers take\n")
-	w("`-cpuprofile FILE` for profiling under the same load.\n")
+	w("`-cpuprofile FILE` and `-memprofile FILE` for profiling under the same load (`bash bench/run -profile DIR`).\n")
 	return b.String()
 }
 
