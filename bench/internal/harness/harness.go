@@ -13,8 +13,10 @@
 //
 // In HTTP mode the server also answers GET /debug/mem with its memory
 // after two garbage collections (see MemStats), which the load generator
-// uses to measure the memory an idle session holds, and it exits on
-// SIGTERM or SIGINT after stopping the profile.
+// uses to measure the memory an idle session holds, and GET
+// /debug/pprof/heap and /debug/pprof/goroutine with its profiles (for a
+// look at it under load); it exits on SIGTERM or SIGINT after stopping
+// the profiles.
 //
 // The harness is measurement plumbing, identical for every
 // implementation; the servers themselves stay as small as each library
@@ -145,6 +147,15 @@ func serveHTTP(ctx context.Context, cfg Config, h http.Handler) error {
 			Sys: ms.Sys, Goroutines: runtime.NumGoroutine(),
 		})
 	})
+	// The heap profile (as of the last collection: no collection is
+	// forced, so that reading it under load does not change the load) and
+	// the goroutine profile, for a look at a server under load.
+	for _, name := range []string{"heap", "goroutine"} {
+		mux.HandleFunc("GET /debug/pprof/"+name, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			pprof.Lookup(name).WriteTo(w, 0)
+		})
+	}
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
