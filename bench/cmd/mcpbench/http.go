@@ -159,10 +159,13 @@ func httpLoadMem(bin string, extra []string, t *callTemplate, want []byte, conc 
 					errs[i] = err
 					return
 				}
-				if t0.After(warmEnd) {
-					if d := time.Since(t0); t0.Add(d).Before(end) {
-						lat = append(lat, d)
-					}
+				// A call counts where it ends: calls/s is the calls
+				// completed in the window, whenever they began (dropping
+				// those begun before it undercounts a server whose latency
+				// is a good part of the window, and a short window on a
+				// loaded machine could then count none at all).
+				if t1 := time.Now(); t1.After(warmEnd) && t1.Before(end) {
+					lat = append(lat, t1.Sub(t0))
 				}
 			}
 			lats[i] = lat
