@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -103,6 +104,10 @@ func (s *httpSession) call(t *callTemplate, id int64) ([]byte, error) {
 	return res.body, nil
 }
 
+// maxExtend bounds how long an HTTP run waits past its window for a
+// first completed call (well within the watchdog's 30 seconds).
+const maxExtend = 15 * time.Second
+
 // httpLoad runs conc clients, each calling in a loop on its own
 // connection (and session), and measures calls per second, latency and
 // server CPU per call.
@@ -135,7 +140,12 @@ func httpLoadMem(bin string, extra []string, t *callTemplate, want []byte, conc 
 	}
 	start := time.Now()
 	warmEnd := start.Add(lim.warm)
+	// The window ends at end, or, if no call has completed by then (a
+	// server stalled on a loaded machine), at the first completion, at
+	// most maxExtend later; endNs is its end as the workers see it.
 	end := warmEnd.Add(lim.dur)
+	var endNs, completed atomic.Int64
+	endNs.Store(end.UnixNano())
 	perWorker := max(1, lim.maxCalls/conc)
 	lats := make([][]time.Duration, conc)
 	errs := make([]error, conc)
@@ -148,7 +158,7 @@ func httpLoadMem(bin string, extra []string, t *callTemplate, want []byte, conc 
 			lat := make([]time.Duration, 0, min(perWorker, 1<<16))
 			for id := int64(1); len(lat) < perWorker; id++ {
 				t0 := time.Now()
-				if t0.After(end) {
+				if t0.UnixNano() > endNs.Load() {
 					break
 				}
 				body, err := s.call(t, id)
@@ -164,8 +174,9 @@ func httpLoadMem(bin string, extra []string, t *callTemplate, want []byte, conc 
 				// those begun before it undercounts a server whose latency
 				// is a good part of the window, and a short window on a
 				// loaded machine could then count none at all).
-				if t1 := time.Now(); t1.After(warmEnd) && t1.Before(end) {
+				if t1 := time.Now(); t1.After(warmEnd) && t1.UnixNano() < endNs.Load() {
 					lat = append(lat, t1.Sub(t0))
+					completed.Add(1)
 				}
 			}
 			lats[i] = lat
@@ -174,6 +185,14 @@ func httpLoadMem(bin string, extra []string, t *callTemplate, want []byte, conc 
 	time.Sleep(time.Until(warmEnd))
 	cpu0 := p.cpu()
 	time.Sleep(time.Until(end))
+	if completed.Load() == 0 {
+		for limit := end.Add(min(9*lim.dur, maxExtend)); completed.Load() == 0 && time.Now().Before(limit); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		end = time.Now()
+		endNs.Store(end.UnixNano())
+	}
+	window := end.Sub(warmEnd)
 	cpu := p.cpu() - cpu0
 	wg.Wait()
 	for _, err := range errs {
@@ -186,7 +205,7 @@ func httpLoadMem(bin string, extra []string, t *callTemplate, want []byte, conc 
 		return nil, fmt.Errorf("no call completed in the window")
 	}
 	m := latencyMetrics(all)
-	m["calls/s"] = float64(len(all)) / lim.dur.Seconds()
+	m["calls/s"] = float64(len(all)) / window.Seconds()
 	m["cpu/call µs"] = float64(cpu.Microseconds()) / float64(len(all))
 	m["peak RSS MB"] = float64(p.hwm()) / 1e6
 	if live {
