@@ -81,7 +81,7 @@ func main() {
 	flag.StringVar(&cfg.out, "o", "../docs/benchmarks.md", "write the report to `FILE` (- for stdout)")
 	flag.StringVar(&cfg.raw, "raw", "../docs/benchmarks-raw", "write every run's figures as JSON into `DIR` (empty: none)")
 	flag.BoolVar(&cfg.check, "check", false, "only build the servers and check their answers against the floor's (no measurement, no report)")
-	flag.BoolVar(&cfg.quick, "quick", false, "a short run (about a minute): fewer repetitions, shorter windows, 2,000 idle sessions only")
+	flag.BoolVar(&cfg.quick, "quick", false, "a short run (about 4 minutes): fewer repetitions, shorter windows, 2,000 idle sessions only")
 	flag.IntVar(&cfg.reps, "reps", 0, "repetitions (default 5, 2 with -quick)")
 	flag.DurationVar(&cfg.lim.dur, "dur", 0, "measured window of one run (default 1.5s, 400ms with -quick)")
 	flag.StringVar(&profileDir, "profile", "", "servers write CPU profiles into `DIR`, one per run (SCENARIO-IMPL-N.prof)")

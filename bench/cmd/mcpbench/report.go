@@ -273,7 +273,7 @@ func (r *report) markdown() string {
 		w(" %.1f MB |", float64(im.size)/1e6)
 	}
 	w("\n\n(`go build` with default flags; the floor links net/http and encoding/json like the others.)\n\n")
-	w("## Reproduce\n\n```\nbash bench/run            # full run, about 8 minutes; writes docs/benchmarks.md\nbash bench/run -quick     # about 2 minutes\n```\n\n")
+	w("## Reproduce\n\n```\nbash bench/run            # full run, about 15 minutes; writes docs/benchmarks.md\nbash bench/run -quick     # about 4 minutes\n```\n\n")
 	w("Each run also keeps its raw figures in docs/benchmarks-raw/ (not committed). The servers take\n")
 	w("`-cpuprofile FILE` and `-memprofile FILE` for profiling under the same load (`bash bench/run -profile DIR`).\n")
 	return b.String()
