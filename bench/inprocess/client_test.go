@@ -25,7 +25,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -108,15 +107,6 @@ func startFloorProcess(b *testing.B) string {
 		b.Fatal("the floor process did not start within 10s")
 	}
 	return ""
-}
-
-// processCPU is the CPU time this process has used (user and system).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // clientLoop runs call b.N times and reports the client's CPU per call.
