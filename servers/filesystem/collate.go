@@ -10,9 +10,9 @@ package filesystem
 // the mcpwire binary.
 //
 // compareNames is that comparison with a table of the root collation
-// alone: collate_table.go, written by collate_gen.go, which reads every
-// weight from x/text at generation time (x/text is a test and generator
-// dependency only). It orders names as x/text does (the tests compare the
+// alone: collate_table.bin (see collate_data.go), written by
+// collate_gen.go, which reads every weight from x/text at generation time
+// (x/text is a test and generator dependency only). It orders names as x/text does (the tests compare the
 // two on every table entry, on random and adversarial strings and by
 // fuzzing), except in two corners (invalid UTF-8; combining marks out of
 // canonical order) listed in docs/rough_edges.md, which the tests state
@@ -50,16 +50,9 @@ import (
 
 //go:generate go run collate_gen.go
 
-// A collContraction is a sequence of two or three characters (the third
-// 0 when there are two) weighed as one.
-type collContraction struct {
-	runes [3]rune
-	entry uint32
-}
-
-// A table entry (collBlocks, one per code point) is 0 (ignorable),
+// A table entry (one per code point: see collate_data.go) is 0 (ignorable),
 // collFallback (the implicit weight), an expansion (expansionFlag, the
-// index in collExpansions in bits 8–30, the count of elements in bits
+// index of its first word in the expansions in bits 8–30, the count of elements in bits
 // 0–7; each element there is two words: the primary weight, then the
 // secondary rank << 8 | the tertiary weight), or one packed collation
 // element: the primary weight in bits 14–29, the rank of the secondary
@@ -67,7 +60,7 @@ type collContraction struct {
 const (
 	collFallback  = 0xFFFFFFFF
 	expansionFlag = 1 << 31
-	blockBits     = 7 // collIndex has an entry for each 1<<blockBits code points
+	blockBits     = 7 // the index has an entry for each 1<<blockBits code points
 	tertiaryLower = 2 // the tertiary weight of lowercase and uncased letters
 	maxCombining  = 30
 	invalidByte   = -2 // an nfdRune for a byte that is not valid UTF-8
@@ -309,12 +302,12 @@ type nfdRune struct {
 	ccc uint8
 	// part is 0 for a whole character. A compatibility character whose
 	// decomposition ends in k combining marks (ﳲ = ـ + fatha + shadda)
-	// and that x/text weighs by that decomposition (collSplit, found by
-	// collate_gen.go) comes in k+1 parts, so that the marks that follow it are put in
-	// order with those it ends with, as x/text does: the head (part
-	// headPart|k, weighed as the character less its last k elements),
-	// then one part for each of the marks (part j: the element j-th from
-	// the end), each with the mark's class.
+	// and that x/text weighs by that decomposition (the split table,
+	// found by collate_gen.go) comes in k+1 parts, so that the marks that
+	// follow it are put in order with those it ends with, as x/text does:
+	// the head (part headPart|k, weighed as the character less its last k
+	// elements), then one part for each of the marks (part j: the element
+	// j-th from the end), each with the mark's class.
 	part uint8
 }
 
@@ -368,19 +361,24 @@ func contract(rs []nfdRune, i int) (uint32, bool) {
 	if first < 0 || contractionStarts[first&4095>>6]&(1<<(first&63)) == 0 {
 		return 0, false // no contraction starts with first
 	}
-	k, _ := slices.BinarySearchFunc(collContractions[:], first, func(c collContraction, r rune) int { return int(c.runes[0] - r) })
-	if k == len(collContractions) || collContractions[k].runes[0] != first {
-		return 0, false
+	lo, hi := 0, collContractionCount // the first contraction that starts with first
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); contractionFirst(m) < first {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	var best *collContraction
+	var best collContraction
+	found := false
 	var bestAt [2]int
-	for ; k < len(collContractions) && collContractions[k].runes[0] == first; k++ {
-		c := &collContractions[k]
+	for k := lo; k < collContractionCount && contractionFirst(k) == first; k++ {
+		c := contractionAt(k)
 		n := 2
 		if c.runes[2] != 0 {
 			n = 3
 		}
-		if best != nil && n <= 2 {
+		if found && n <= 2 {
 			continue
 		}
 		var at [2]int
@@ -390,11 +388,11 @@ func contract(rs []nfdRune, i int) (uint32, bool) {
 			at[m-1], ok = match(rs, last, c.runes[m])
 			last = at[m-1]
 		}
-		if ok && (best == nil || n == 3) {
-			best, bestAt = c, at
+		if ok && (!found || n == 3) {
+			best, bestAt, found = c, at, true
 		}
 	}
-	if best == nil {
+	if !found {
 		return 0, false
 	}
 	rs[bestAt[0]].r = takenRune
@@ -407,8 +405,8 @@ func contract(rs []nfdRune, i int) (uint32, bool) {
 // contractionStarts has bit r&4095 set for the first character r of each
 // contraction: a quick test that most characters fail.
 var contractionStarts = func() (bits [64]uint64) {
-	for _, c := range collContractions {
-		r := c.runes[0] & 4095
+	for k := range collContractionCount {
+		r := contractionFirst(k) & 4095
 		bits[r>>6] |= 1 << (r & 63)
 	}
 	return bits
@@ -508,11 +506,6 @@ func appendCompat(out []nfdRune, r rune, ccc uint8, s string, run int) ([]nfdRun
 	return out, run
 }
 
-func isSplit(r rune) bool {
-	_, ok := slices.BinarySearch(collSplit[:], r)
-	return ok
-}
-
 const (
 	hangulBase  = 0xAC00
 	hangulCount = 19 * 21 * 28
@@ -537,15 +530,6 @@ func appendOrdered(out []nfdRune, x nfdRune, run int) ([]nfdRune, int) {
 	return out, run + 1
 }
 
-// tableEntry returns the table's entry for r.
-func tableEntry(r rune) uint32 {
-	b := int(r >> blockBits)
-	if b >= len(collIndex) {
-		b = len(collIndex) - 1 // the blocks past the index are all like the last
-	}
-	return collBlocks[int(collIndex[b])<<blockBits|int(r&(1<<blockBits-1))]
-}
-
 // appendEntry appends the collation elements of a table entry, that of r.
 func appendEntry(ces []colElem, e uint32, r rune) []colElem {
 	switch {
@@ -556,8 +540,8 @@ func appendEntry(ces []colElem, e uint32, r rune) []colElem {
 	case e&expansionFlag != 0:
 		i, n := int(e>>8&0x7FFFFF), int(e&0xFF)
 		for k := i; k < i+2*n; k += 2 {
-			st := collExpansions[k+1]
-			ces = append(ces, colElem{collExpansions[k], uint16(st >> 8), uint8(st)})
+			st := collExpansion(k + 1)
+			ces = append(ces, colElem{collExpansion(k), uint16(st >> 8), uint8(st)})
 		}
 		return ces
 	}
