@@ -361,9 +361,10 @@ func contract(rs []nfdRune, i int) (uint32, bool) {
 	if first < 0 || contractionStarts[first&4095>>6]&(1<<(first&63)) == 0 {
 		return 0, false // no contraction starts with first
 	}
-	lo, hi := 0, collContractionCount // the first contraction that starts with first
+	cs := collData[collContractionsOff:collSplitOff] // (a local: loaded once)
+	lo, hi := 0, collContractionCount                // the first contraction that starts with first
 	for lo < hi {
-		if m := int(uint(lo+hi) >> 1); contractionFirst(m) < first {
+		if m := int(uint(lo+hi) >> 1); rune(word(cs, 16*m)) < first {
 			lo = m + 1
 		} else {
 			hi = m
@@ -372,8 +373,8 @@ func contract(rs []nfdRune, i int) (uint32, bool) {
 	var best collContraction
 	found := false
 	var bestAt [2]int
-	for k := lo; k < collContractionCount && contractionFirst(k) == first; k++ {
-		c := contractionAt(k)
+	for k := lo; k < collContractionCount && rune(word(cs, 16*k)) == first; k++ {
+		c := collContraction{[3]rune{first, rune(word(cs, 16*k+4)), rune(word(cs, 16*k+8))}, 0}
 		n := 2
 		if c.runes[2] != 0 {
 			n = 3
@@ -389,6 +390,7 @@ func contract(rs []nfdRune, i int) (uint32, bool) {
 			last = at[m-1]
 		}
 		if ok && (!found || n == 3) {
+			c.entry = word(cs, 16*k+12)
 			best, bestAt, found = c, at, true
 		}
 	}

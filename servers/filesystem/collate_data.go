@@ -37,7 +37,12 @@ const (
 
 // collWord returns the word at offset off of collData.
 func collWord(off int) uint32 {
-	s := collData[off : off+4]
+	return word(collData, off)
+}
+
+// word returns the word at offset off of s.
+func word(s string, off int) uint32 {
+	s = s[off : off+4]
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 

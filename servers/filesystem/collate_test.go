@@ -509,3 +509,24 @@ func BenchmarkCompare(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompareScripts compares names that are mostly not ASCII (each
+// character looked up in the table): accented Latin, Cyrillic, Greek,
+// Thai, Hangul, Han, Arabic.
+func BenchmarkCompareScripts(b *testing.B) {
+	r := rand.New(rand.NewSource(7))
+	words := []string{"résumé", "Ångström", "naïve", "Überblick", "año", "façade", "отчёт", "Файл", "ελληνικά", "Ωμέγα", "ภาษาไทย", "한국어", "日本語", "文件", "ملف", "Ðiều", "żółw", "Čeština"}
+	pairs := make([][2]string, 1000)
+	for i := range pairs {
+		for k := range 2 {
+			pairs[i][k] = fmt.Sprintf("%s_%s%d", words[r.Intn(len(words))], words[r.Intn(len(words))], r.Intn(100))
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		p := pairs[i%len(pairs)]
+		compareNames(p[0], p[1])
+		i++
+	}
+}
