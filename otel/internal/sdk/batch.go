@@ -58,27 +58,12 @@ type batcher struct {
 	lastErr                    error
 	lastReport                 time.Time
 
-	wake    chan struct{} // MaxExportBatchSize spans wait
-	flushes chan flushRequest
-	stop    chan struct{} // closed by shutdown
-	done    chan struct{} // closed when the worker returns
-
-	// The worker's exports end when wctx does, which shutdown cancels
-	// when its own context ends.
-	wctx    context.Context
-	wcancel context.CancelFunc
+	wake chan struct{} // MaxExportBatchSize spans wait
+	worker
 
 	// Set by shutdown before it closes stop.
 	stopCtx  context.Context
 	drainErr error // the worker's, read after done
-
-	once         sync.Once
-	shutdownDone chan struct{}
-}
-
-type flushRequest struct {
-	ctx context.Context
-	err chan error
 }
 
 func newBatcher(exp SpanExporter, cfg BatchConfig) *batcher {
@@ -95,17 +80,13 @@ func newBatcher(exp SpanExporter, cfg BatchConfig) *batcher {
 		cfg.ExportTimeout = DefaultBatchConfig.ExportTimeout
 	}
 	b := &batcher{
-		exp:          exp,
-		cfg:          cfg,
-		buf:          make([]*SpanData, min(cfg.MaxQueueSize, 2*cfg.MaxExportBatchSize)),
-		batch:        make([]*SpanData, 0, cfg.MaxExportBatchSize),
-		wake:         make(chan struct{}, 1),
-		flushes:      make(chan flushRequest),
-		stop:         make(chan struct{}),
-		done:         make(chan struct{}),
-		shutdownDone: make(chan struct{}),
+		exp:   exp,
+		cfg:   cfg,
+		buf:   make([]*SpanData, min(cfg.MaxQueueSize, 2*cfg.MaxExportBatchSize)),
+		batch: make([]*SpanData, 0, cfg.MaxExportBatchSize),
+		wake:  make(chan struct{}, 1),
 	}
-	b.wctx, b.wcancel = context.WithCancel(context.Background())
+	b.init()
 	go b.run()
 	return b
 }
@@ -298,38 +279,11 @@ func (b *batcher) droppedTotal() int64 {
 	return b.full + b.late
 }
 
-// forceFlush has the worker export what is queued now, within ctx.
-func (b *batcher) forceFlush(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	req := flushRequest{ctx: ctx, err: make(chan error, 1)}
-	select {
-	case b.flushes <- req:
-	case <-b.stop:
-		return ErrShutdown
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-req.err:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // shutdown stops taking spans, exports those queued within ctx, stops
 // the worker and shuts the exporter down. Later calls wait for the
 // first's end, within their ctx.
 func (b *batcher) shutdown(ctx context.Context) error {
-	first := false
-	b.once.Do(func() { first = true })
-	if !first {
-		select {
-		case <-b.shutdownDone:
-		case <-ctx.Done():
-		}
+	if !b.firstShutdown(ctx) {
 		return nil
 	}
 	defer close(b.shutdownDone)

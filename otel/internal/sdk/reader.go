@@ -3,7 +3,6 @@ package sdk
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -15,30 +14,12 @@ import (
 type reader struct {
 	p   *MeterProvider
 	exp MetricExporter
-
-	flushes chan flushRequest
-	stop    chan struct{} // closed by shutdown
-	done    chan struct{} // closed when the worker returns
-
-	// The worker's exports end when wctx does, which shutdown cancels
-	// when its own context ends.
-	wctx    context.Context
-	wcancel context.CancelFunc
-
-	once         sync.Once
-	shutdownDone chan struct{}
+	worker
 }
 
 func newReader(p *MeterProvider, exp MetricExporter) *reader {
-	r := &reader{
-		p:            p,
-		exp:          exp,
-		flushes:      make(chan flushRequest),
-		stop:         make(chan struct{}),
-		done:         make(chan struct{}),
-		shutdownDone: make(chan struct{}),
-	}
-	r.wctx, r.wcancel = context.WithCancel(context.Background())
+	r := &reader{p: p, exp: exp}
+	r.init()
 	go r.run()
 	return r
 }
@@ -74,38 +55,11 @@ func (r *reader) export(ctx context.Context) error {
 	return r.exp.Export(ctx, rm)
 }
 
-// forceFlush has the worker collect and export now, within ctx.
-func (r *reader) forceFlush(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	req := flushRequest{ctx: ctx, err: make(chan error, 1)}
-	select {
-	case r.flushes <- req:
-	case <-r.stop:
-		return ErrShutdown
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-req.err:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // shutdown stops the worker (ending an export in progress when ctx
 // ends), collects and exports one last time within ctx, and shuts the
 // exporter down. Later calls wait for the first's end, within their ctx.
 func (r *reader) shutdown(ctx context.Context) error {
-	first := false
-	r.once.Do(func() { first = true })
-	if !first {
-		select {
-		case <-r.shutdownDone:
-		case <-ctx.Done():
-		}
+	if !r.firstShutdown(ctx) {
 		return nil
 	}
 	defer close(r.shutdownDone)
