@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -41,6 +43,11 @@ const lineBufferSize = 64 << 10
 // buffer assembling long lines) that a line connection keeps between
 // messages; larger ones go back to the garbage collector after use.
 const lineMaxRetained = 1 << 20
+
+// lineHoldMax is the most output a line connection holds back while it
+// has more input to handle (see lineConn.hold): past it, what is held is
+// written at once.
+const lineHoldMax = 64 << 10
 
 // lineCloseWait bounds how long Close waits for the reader goroutine after
 // closing the closer. Closing a pipe, a socket or an os/exec pipe ends a
@@ -80,6 +87,17 @@ const lineCloseWait = time.Second
 // never calls it concurrently. A Write blocked in w cannot be interrupted
 // by its context; Close, through closer, can. After a failed write the
 // line may be cut, so every later Write fails with the same error.
+//
+// Writing under pipelining. While the connection is pushing (see below)
+// and the input already buffered holds another whole line, the messages
+// written meanwhile are held and then written together in one call to
+// w.Write (and one flush), as a buffered hand-written loop would: a
+// client that pipelines calls gets their answers in one write rather than
+// one system call each. What is held is written before the connection
+// waits for more input, when the reading moves to another goroutine
+// (a call that takes long), and once it reaches 64 KiB; so no message is
+// held while the connection waits for its peer. A Write that was held
+// returns nil; if writing it fails, the next Write reports the failure.
 //
 // Closing. Close makes a pending Read return and every later Read and
 // Write fail with jsonrpc.ErrClosed, and closes closer if it is not nil.
@@ -153,8 +171,15 @@ type lineConn struct {
 	wmu   sync.Mutex
 	w     io.Writer
 	flush func() error
-	wbuf  []byte
-	werr  error // sticky: a write failed and the line may be cut
+	wbuf  []byte // the messages held (see hold), then scratch
+	werr  error  // sticky: a write failed and the line may be cut
+
+	// hold is set while the pushing reader delivers a message and the
+	// input buffered holds another whole line: Write then leaves its line
+	// in wbuf, to be written with the next ones. Set only with wmu held;
+	// whoever clears it writes what is held (setHold). Lines are held
+	// only while hold is set.
+	hold atomic.Bool
 }
 
 // lineItem is what the reader goroutine hands to Read: a message or the
@@ -264,7 +289,7 @@ func (c *lineConn) readLine() ([]byte, error) {
 		if c.eof {
 			return nil, io.EOF
 		}
-		line, err := c.br.ReadSlice('\n')
+		line, err := c.readSlice()
 		switch {
 		case err == bufio.ErrBufferFull:
 			frame, err := c.readLong(line)
@@ -290,6 +315,37 @@ func (c *lineConn) readLine() ([]byte, error) {
 	}
 }
 
+// readSlice is br.ReadSlice('\n'), which writes what Write holds first
+// unless the input buffered holds a whole line (the read cannot block).
+func (c *lineConn) readSlice() ([]byte, error) {
+	if c.hold.Load() && !c.lineBuffered() {
+		c.setHold(false)
+	}
+	return c.br.ReadSlice('\n')
+}
+
+// lineBuffered reports whether the input buffered holds a whole line, so
+// that reading the next line does not wait for input.
+func (c *lineConn) lineBuffered() bool {
+	n := c.br.Buffered()
+	if n == 0 || c.discard {
+		return false
+	}
+	b, _ := c.br.Peek(n) // buffered already: Peek does not read
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
+// setHold sets whether Write holds its lines; clearing it writes what is
+// held.
+func (c *lineConn) setHold(hold bool) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.hold.Store(hold)
+	if !hold && len(c.wbuf) > 0 && c.werr == nil {
+		c.writeHeldLocked()
+	}
+}
+
 // readLong assembles a line longer than the read buffer, whose first part
 // is first. It returns nil and no error for a blank line.
 func (c *lineConn) readLong(first []byte) ([]byte, error) {
@@ -307,7 +363,7 @@ func (c *lineConn) readLong(first []byte) ([]byte, error) {
 			c.discard = true
 			return c.partial(acc), c.tooLong(acc)
 		}
-		chunk, err := c.br.ReadSlice('\n')
+		chunk, err := c.readSlice()
 		acc = append(acc, chunk...)
 		if err == bufio.ErrBufferFull {
 			continue
@@ -334,7 +390,7 @@ func (c *lineConn) readLong(first []byte) ([]byte, error) {
 // skipLine discards input up to and including the next "\n".
 func (c *lineConn) skipLine() error {
 	for {
-		_, err := c.br.ReadSlice('\n')
+		_, err := c.readSlice()
 		switch err {
 		case bufio.ErrBufferFull:
 			continue
@@ -402,20 +458,33 @@ func (c *lineConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if c.werr != nil {
 		return c.werr
 	}
-	b, err := lineEncoder.Append(c.wbuf[:0], m)
+	held := len(c.wbuf) // lines held before this one
+	b, err := lineEncoder.Append(c.wbuf, m)
 	if err != nil {
+		c.wbuf = b[:held]
 		return err
 	}
 	if c.tr != nil {
-		c.tr.Observe(Sent, b, m, nil, 0) // before the write: a request is seen before its response
+		c.tr.Observe(Sent, b[held:], m, nil, 0) // before the write: a request is seen before its response
 	}
-	b = append(b, '\n')
+	c.wbuf = append(b, '\n')
+	if c.hold.Load() && len(c.wbuf) < lineHoldMax {
+		return nil
+	}
+	return c.writeHeldLocked()
+}
+
+// writeHeldLocked writes wbuf, the lines held and the last one, in one
+// call to w.Write. c.wmu is held.
+func (c *lineConn) writeHeldLocked() error {
+	b := c.wbuf
 	if cap(b) <= lineMaxRetained {
 		c.wbuf = b[:0]
 	} else {
 		c.wbuf = nil
 	}
-	if _, err = c.w.Write(b); err == nil && c.flush != nil {
+	_, err := c.w.Write(b)
+	if err == nil && c.flush != nil {
 		err = c.flush()
 	}
 	if err != nil {

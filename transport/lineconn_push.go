@@ -71,11 +71,20 @@ func (c *lineConn) pushLoop(r *pushReader) {
 		p.mu.Lock()
 		if p.ended {
 			p.mu.Unlock()
+			if c.hold.Load() {
+				c.setHold(false) // what the last delivery held
+			}
 			close(c.readerDone)
 			return
 		}
 		r.delivering = true
 		p.mu.Unlock()
+		// Hold what is written while this message is handled if another
+		// one is buffered already: it will be written with the answers
+		// to those (see NewLineConn).
+		if more := c.lineBuffered(); more != c.hold.Load() {
+			c.setHold(more)
+		}
 		p.deliver(msg, err)
 		p.mu.Lock()
 		r.delivering = false
@@ -109,6 +118,9 @@ func (c *lineConn) handOff() {
 	next := &pushReader{}
 	p.reader = next
 	p.mu.Unlock()
+	if c.hold.Load() {
+		c.setHold(false) // the delivery lasts: write what it held
+	}
 	go c.pushLoop(next)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -135,3 +136,104 @@ type closeRecorder struct{ closed bool }
 
 func (w *closeRecorder) Write(p []byte) (int, error) { return len(p), nil }
 func (w *closeRecorder) Close() error                { w.closed = true; return nil }
+
+// countingWriter counts the writes it gets and the lines in them.
+type countingWriter struct {
+	mu            sync.Mutex
+	writes, lines int
+	buf           bytes.Buffer
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes++
+	w.lines += bytes.Count(p, []byte("\n"))
+	return w.buf.Write(p)
+}
+
+func (w *countingWriter) counts() (writes, lines int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.writes, w.lines
+}
+
+// TestPipelinedResponsesShareWrites: when a client pipelines calls, the
+// answers to the calls already read are written together, as a buffered
+// hand-written loop would, not in one write (one system call) each; and
+// the last of them is written before the server waits for more input.
+func TestPipelinedResponsesShareWrites(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const n = 64
+		in, stdin := io.Pipe()
+		out := &countingWriter{}
+		conn, err := New(&Options{Stdin: in, Stdout: out}).Connect(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			return struct{}{}, nil
+		})
+		c := jsonrpc.NewConn(conn, &jsonrpc.Options{Handler: h})
+		var burst strings.Builder
+		for i := range n {
+			fmt.Fprintf(&burst, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i+1)
+		}
+		io.WriteString(stdin, burst.String()) // one read of stdin holds every call
+		synctest.Wait()                       // every call read and answered; the server waits for input
+		writes, lines := out.counts()
+		if lines != n {
+			t.Fatalf("%d of %d answers written before the server waits for input", lines, n)
+		}
+		if writes > 2 {
+			t.Errorf("%d pipelined answers took %d writes to stdout, want at most 2", n, writes)
+		}
+		stdin.Close()
+		<-c.Done()
+	})
+}
+
+// TestHeldAnswersAreNotKeptWaiting: answers held while more input is
+// buffered are written when what remains buffered is only part of a line
+// (the server would wait for its end), and when a call that is slow to
+// answer follows them.
+func TestHeldAnswersAreNotKeptWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		in, stdin := io.Pipe()
+		out := &countingWriter{}
+		conn, err := New(&Options{Stdin: in, Stdout: out}).Connect(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		release := make(chan struct{})
+		h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			if req.Method == "slow" {
+				<-release
+			}
+			return struct{}{}, nil
+		})
+		c := jsonrpc.NewConn(conn, &jsonrpc.Options{Handler: h})
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"+
+			`{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n"+
+			`{"jsonrpc":"2.0","id":3,"meth`)
+		synctest.Wait()
+		if _, lines := out.counts(); lines != 2 {
+			t.Fatalf("%d answers written while the rest of a line is awaited, want 2", lines)
+		}
+		io.WriteString(stdin, `od":"ping"}`+"\n"+
+			`{"jsonrpc":"2.0","id":4,"method":"slow"}`+"\n"+
+			`{"jsonrpc":"2.0","id":5,"method":"ping"}`+"\n")
+		time.Sleep(time.Millisecond) // the bubble's clock: the slow call has run long
+		synctest.Wait()
+		if _, lines := out.counts(); lines != 4 {
+			t.Errorf("%d answers written while a slow call runs, want 4", lines)
+		}
+		close(release)
+		synctest.Wait()
+		if _, lines := out.counts(); lines != 5 {
+			t.Errorf("%d answers written in the end, want 5", lines)
+		}
+		stdin.Close()
+		<-c.Done()
+	})
+}
