@@ -499,6 +499,11 @@ func (c *lineConn) writeHeldLocked() error {
 	return nil
 }
 
+// ConcurrentWrites reports true: Write is safe for concurrent use (it
+// serializes the lines itself), so the jsonrpc engine need not lock
+// around it (jsonrpc.ConcurrentWriter).
+func (c *lineConn) ConcurrentWrites() bool { return true }
+
 // Close closes the connection; see NewLineConn.
 func (c *lineConn) Close() error {
 	c.closeOnce.Do(func() {
