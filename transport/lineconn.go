@@ -83,13 +83,14 @@ const lineCloseWait = time.Second
 // error responses whose id is unknown (MCP's schema has no "id": null),
 // and writes it, with its "\n", in a single call to w.Write; if w has a
 // Flush() error method, as *bufio.Writer has, it is flushed after each
-// message. Write is safe for concurrent use, although the jsonrpc engine
-// never calls it concurrently. A Write blocked in w cannot be interrupted
-// by its context; Close, through closer, can. After a failed write the
-// line may be cut, so every later Write fails with the same error.
+// such call. Write is safe for concurrent use (the connection is a
+// jsonrpc.ConcurrentWriter: it serializes its lines itself). A Write
+// blocked in w cannot be interrupted by its context; Close, through
+// closer, can. After a failed write the line may be cut, so every later
+// Write fails with the same error.
 //
-// Writing under pipelining. While the connection is pushing (see below)
-// and the input already buffered holds another whole line, the messages
+// Writing under pipelining. While the connection pushes what it reads
+// (as it does under jsonrpc.NewConn) and the input already buffered holds another whole line, the messages
 // written meanwhile are held and then written together in one call to
 // w.Write (and one flush), as a buffered hand-written loop would: a
 // client that pipelines calls gets their answers in one write rather than

@@ -12,8 +12,11 @@
 // # What goes where
 //
 // The specification allows nothing but MCP messages on stdout. This
-// package writes there only the messages it is given, each in one write,
-// and mcpwire never writes to stdout or stderr on its own: its
+// package writes there only the messages it is given, whole lines only:
+// each message in one write, or, when the client pipelines calls, the
+// answers to the calls already read together in one write (one system
+// call for many answers; none waits for more input, see
+// transport.NewLineConn). mcpwire never writes to stdout or stderr on its own: its
 // diagnostics go to the *slog.Logger you inject, and are discarded when
 // you inject none. Your own program must keep stdout clean too: log to
 // stderr (the log package's default), which the client may show, store

@@ -237,3 +237,57 @@ func TestHeldAnswersAreNotKeptWaiting(t *testing.T) {
 		<-c.Done()
 	})
 }
+
+// answerWriter counts writes and signals when the answers to a burst of
+// calls are all written.
+type answerWriter struct {
+	writes, lines, want int
+	done                chan struct{}
+}
+
+func (w *answerWriter) Write(p []byte) (int, error) {
+	w.writes++ // the connection serializes its writes
+	w.lines += bytes.Count(p, []byte("\n"))
+	if w.lines == w.want {
+		w.done <- struct{}{}
+	}
+	return len(p), nil
+}
+
+// BenchmarkPipelinedCalls: bursts of 64 pings, each burst in one read of
+// stdin; it reports the writes to stdout per call (a system call each on
+// a real stdout).
+func BenchmarkPipelinedCalls(b *testing.B) {
+	const depth = 64
+	in, stdin := io.Pipe()
+	out := &answerWriter{done: make(chan struct{}, 1)}
+	conn, err := New(&Options{Stdin: in, Stdout: out}).Connect(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		return struct{}{}, nil
+	})
+	c := jsonrpc.NewConn(conn, &jsonrpc.Options{Handler: h})
+	defer func() {
+		stdin.Close()
+		<-c.Done()
+	}()
+	var burst []byte
+	id := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		burst = burst[:0]
+		for range depth {
+			id++
+			burst = fmt.Appendf(burst, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", id)
+		}
+		out.want += depth
+		if _, err := stdin.Write(burst); err != nil {
+			b.Fatal(err)
+		}
+		<-out.done
+	}
+	b.ReportMetric(float64(out.writes)/float64(id), "writes/call")
+	b.ReportMetric(float64(depth), "calls/op")
+}
