@@ -89,16 +89,17 @@ const lineCloseWait = time.Second
 // closer, can. After a failed write the line may be cut, so every later
 // Write fails with the same error.
 //
-// Writing under pipelining. While the connection pushes what it reads
-// (as it does under jsonrpc.NewConn) and the input already buffered holds another whole line, the messages
-// written meanwhile are held and then written together in one call to
-// w.Write (and one flush), as a buffered hand-written loop would: a
-// client that pipelines calls gets their answers in one write rather than
-// one system call each. What is held is written before the connection
-// waits for more input, when the reading moves to another goroutine
-// (a call that takes long), and once it reaches 64 KiB; so no message is
-// held while the connection waits for its peer. A Write that was held
-// returns nil; if writing it fails, the next Write reports the failure.
+// Writing under pipelining. When the connection pushes what it reads (as
+// it does under jsonrpc.NewConn) and delivers a message while the input
+// already buffered holds another whole line, the messages written from
+// then on are held, until the connection would wait for more input, and
+// written together in one call to w.Write (and one flush), as a buffered
+// hand-written loop would: a client that pipelines calls gets their
+// answers in one write rather than one system call each. What is held is
+// also written when the reading moves to another goroutine (a call that
+// takes long) and once it reaches 64 KiB; so no message is held while the
+// connection waits for its peer. A Write that was held returns nil; if
+// writing it fails, the next Write reports the failure.
 //
 // Closing. Close makes a pending Read return and every later Read and
 // Write fail with jsonrpc.ErrClosed, and closes closer if it is not nil.
@@ -175,11 +176,12 @@ type lineConn struct {
 	wbuf  []byte // the messages held (see hold), then scratch
 	werr  error  // sticky: a write failed and the line may be cut
 
-	// hold is set while the pushing reader delivers a message and the
-	// input buffered holds another whole line: Write then leaves its line
-	// in wbuf, to be written with the next ones. Set only with wmu held;
-	// whoever clears it writes what is held (setHold). Lines are held
-	// only while hold is set.
+	// hold is set when the pushing reader delivers a message while the
+	// input buffered holds another whole line, and cleared before a read
+	// that can wait for input or when reading is handed off: meanwhile
+	// Write leaves its line in wbuf, to be written with the next ones.
+	// Set only with wmu held; whoever clears it writes what is held
+	// (setHold). Lines are held only while hold is set.
 	hold atomic.Bool
 }
 

@@ -81,9 +81,11 @@ func (c *lineConn) pushLoop(r *pushReader) {
 		p.mu.Unlock()
 		// Hold what is written while this message is handled if another
 		// one is buffered already: it will be written with the answers
-		// to those (see NewLineConn).
-		if more := c.lineBuffered(); more != c.hold.Load() {
-			c.setHold(more)
+		// to those (see NewLineConn). The answer to the last one joins
+		// them: what is held is written before the next read that can
+		// wait (readSlice), or when this delivery lasts (handOff).
+		if !c.hold.Load() && c.lineBuffered() {
+			c.setHold(true)
 		}
 		p.deliver(msg, err)
 		p.mu.Lock()
