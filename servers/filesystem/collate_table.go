@@ -24,3 +24,11 @@ const collDataSHA256 = "820d050011b1707a96856b6e1e88cccfd3f2dd729361e223ec3f3017
 
 // collSecondaryCommon is the rank of the common secondary weight.
 const collSecondaryCommon = 1
+
+// What the tables were generated from: the SHA-256 of collate_gen.go and
+// the version of golang.org/x/text. TestCollateTableGenerated runs the
+// generator again when either differs from the tree's.
+const (
+	collGenSHA256    = "ab86d0172a0cf31521634421b0cc83fd433ef6bccc2a874e4f199a8603b26628"
+	collXTextVersion = "v0.43.0"
+)
