@@ -127,60 +127,29 @@ func (o *Options) or() *Options {
 // The concurrency contract is documented in the package overview.
 type Conn struct {
 	w          Writer
-	stream     Stream // nil for a direct conn
 	handler    Handler
 	out        Handler // Options.Outgoing around outgoing; nil without middleware
 	preempter  Preempter
-	opts       Options
+	opts       settings
 	log        *slog.Logger
-	base       context.Context // parent of handler contexts
-	cancelBase context.CancelFunc
-	sendCtx    context.Context // for the engine's own writes: base, never cancelled
+	base       context.Context    // parent of handler contexts; a direct conn's is Options.Context
+	cancelBase context.CancelFunc // nil for a direct conn, whose handlers run under Serve's context
 	seq        atomic.Int64
-	framesIn   atomic.Int64 // frames received, valid or not (positions in FrameError)
-	writeMu    sync.Mutex   // serializes writes, unless concurrent
-	concurrent bool         // w is a ConcurrentWriter that allows concurrent writes
+	writeMu    sync.Mutex  // serializes writes, unless concurrent
+	concurrent bool        // w is a ConcurrentWriter that allows concurrent writes
+	finished   atomic.Bool // the conn has shut down (set with mu held, before done is closed)
+
+	*streamSide // nil for a direct conn
 
 	mu    sync.Mutex
-	avail sync.Cond // signalled when running drops or the conn closes; L is &mu
-	st    state     // guarded by mu
+	avail *sync.Cond // signalled when running drops or the conn closes; L is &mu; made by waitLocked
+	st    state      // guarded by mu
 
-	work chan *incoming // calls handed to idle workers; made with the first of them
-
-	// For a PushStream (push.go): calls may run in the reading goroutine.
-	handOff       func()       // moves reading to a new goroutine; nil unless pushed
-	inlineRunning atomic.Int32 // calls running in a reading goroutine
-	inlineTimer   *time.Timer  // hands reading off from a long inline call (mu)
-	inlineGen     uint64       // counts inline calls; the timer belongs to the last (mu)
-
-	closeErr error          // what closing the stream returned (set before done)
-	wg       sync.WaitGroup // every goroutine the conn started
-	closing  chan struct{}  // closed when the conn stops taking new work
-	done     chan struct{}  // closed when the conn has shut down completely
-}
-
-// state is the connection's bookkeeping, changed only with Conn.mu held.
-type state struct {
-	pending     map[ID]*Pending     // outgoing calls awaiting their response
-	invalid     map[ID]*frameRecord // for pending calls: the first invalid frame no call could take; made on demand
-	invalidKept bool                // every pending call has its entry in invalid
-	one         *incoming           // an incoming call not yet answered, queued or running
-	active      map[ID]*incoming    // the others (see activeAdd); made with the first
-	queue       []*incoming         // messages waiting for the dispatcher, in arrival order
-	queuedCalls int                 // calls in queue
-	queuedNotes int                 // notifications in queue
-	stalled     bool                // the dispatcher waits for capacity for the head of queue
-	running     int                 // calls whose handler is running
-	idleWorkers int                 // workers waiting for a call (see nextCall)
-	dispatching bool                // a dispatcher goroutine is live
-	inline      bool                // the dispatcher is running a notification or a barrier
-	closing     bool                // no new work is accepted
-	aborted     bool                // the drain timeout passed: queued work is dropped
-	inputDone   bool                // no response can arrive any more
-	patient     bool                // Shutdown: the drain ends with its context, not DrainTimeout
-	cause       error               // why the connection ended
-	noteSeq     uint64              // sequence number of the last queued notification
-	doneSeq     uint64              // every queued notification up to this one has been handled
+	wg sync.WaitGroup // every goroutine the conn started
+	// The two channels are made when first asked for (mu): an idle HTTP
+	// session, which keeps a Conn, keeps neither.
+	closing chan struct{} // closed when the conn stops taking new work (st.closing)
+	done    chan struct{} // closed when the conn has shut down completely (finished)
 }
 
 // takeInvalid returns and forgets the invalid frame that the pending
@@ -294,7 +263,10 @@ func (ic *incoming) Value(key any) any {
 // ends or Close is called.
 func NewConn(s Stream, opts *Options) *Conn {
 	c := newConn(s, opts)
-	c.stream = s
+	c.streamSide = &streamSide{stream: s}
+	// The reader, the dispatcher and the workers run under base, which
+	// Close cancels when the drain ends.
+	c.base, c.cancelBase = context.WithCancel(context.WithValue(c.base, connKey, c))
 	if rs, ok := s.(ResolvingStream); ok {
 		c.startResolver(rs)
 	}
@@ -312,36 +284,36 @@ func NewConn(s Stream, opts *Options) *Conn {
 // and it sends its own messages with w. Transports that receive each
 // message in its own request, like HTTP, use it.
 func NewDirectConn(w Writer, opts *Options) *Conn {
+	// Handlers run under the contexts Serve is given, with the values of
+	// Options.Context (incoming.Value): base needs no cancellation of its
+	// own, and the Conn makes no context.
 	return newConn(w, opts)
 }
 
 func newConn(w Writer, opts *Options) *Conn {
-	o := *opts.or()
-	if o.MaxConcurrency <= 0 {
-		o.MaxConcurrency = DefaultMaxConcurrency
-	}
-	if o.MaxQueue <= 0 {
-		o.MaxQueue = DefaultMaxQueue
-	}
-	if o.MaxQueuedNotifications <= 0 {
-		o.MaxQueuedNotifications = DefaultMaxQueuedNotifications
-	}
-	if o.DrainTimeout <= 0 {
-		o.DrainTimeout = DefaultDrainTimeout
-	}
-	if o.Context == nil {
-		o.Context = context.Background()
-	}
+	o := opts.or()
 	cw, ok := w.(ConcurrentWriter)
 	c := &Conn{
 		w:          w,
 		concurrent: ok && cw.ConcurrentWrites(),
 		handler:    o.Handler,
 		preempter:  o.Preempter,
-		opts:       o,
 		log:        o.Logger,
-		closing:    make(chan struct{}),
-		done:       make(chan struct{}),
+		base:       o.Context,
+		opts: settings{
+			MaxConcurrency:         orDefault(o.MaxConcurrency, DefaultMaxConcurrency),
+			MaxQueue:               orDefault(o.MaxQueue, DefaultMaxQueue),
+			MaxQueuedNotifications: orDefault(o.MaxQueuedNotifications, DefaultMaxQueuedNotifications),
+			DrainTimeout:           orDefault(o.DrainTimeout, DefaultDrainTimeout),
+			AcceptBatch:            o.AcceptBatch,
+			Barrier:                o.Barrier,
+			OnCallAbandoned:        o.OnCallAbandoned,
+			OnClosed:               o.OnClosed,
+			Client:                 o.Client,
+		},
+	}
+	if c.base == nil {
+		c.base = context.Background()
 	}
 	if c.handler == nil {
 		c.handler = methodNotFound
@@ -350,12 +322,8 @@ func newConn(w Writer, opts *Options) *Conn {
 		c.out = Chain(HandlerFunc(c.outgoing), o.Outgoing...)
 	}
 	if c.log == nil {
-		c.log = slog.New(slog.DiscardHandler)
+		c.log = discardLogger
 	}
-	c.base, c.cancelBase = context.WithCancel(context.WithValue(o.Context, connKey, c))
-	c.sendCtx = context.WithoutCancel(c.base)
-	c.avail.L = &c.mu
-	c.st.pending = make(map[ID]*Pending)
 	c.seq.Store(o.IDBase)
 	return c
 }
@@ -452,7 +420,7 @@ func (c *Conn) newCall(method string, params any) (*Request, error) {
 // start registers a call and writes it.
 func (c *Conn) start(ctx context.Context, req *Request) (*Pending, error) {
 	id := req.ID
-	if c.inlineRunning.Load() > 0 && c.handOff != nil {
+	if c.streamSide != nil && c.inlineRunning.Load() > 0 && c.handOff != nil {
 		c.handOff() // a call running in the reading goroutine waits for the peer: read elsewhere
 	}
 	p := &Pending{c: c, id: id, ch: make(chan delivery, 1), req: req}
@@ -460,6 +428,9 @@ func (c *Conn) start(ctx context.Context, req *Request) (*Pending, error) {
 	if c.st.inputDone {
 		c.mu.Unlock()
 		return nil, ErrClosed
+	}
+	if c.st.pending == nil { // made with the first call: an idle HTTP session keeps no map
+		c.st.pending = make(map[ID]*Pending)
 	}
 	c.st.pending[id] = p
 	c.st.invalidKept = false
@@ -523,7 +494,7 @@ func (c *Conn) awaitNotifications(ctx context.Context, seq uint64) {
 	holdsSlot := mine && ic.req.IsCall()
 	c.mu.Lock()
 	for c.st.doneSeq < seq && !c.st.aborted && !c.st.inputDone && !(holdsSlot && c.st.stalled) {
-		c.avail.Wait()
+		c.waitLocked()
 	}
 	c.mu.Unlock()
 }
@@ -572,28 +543,49 @@ func (c *Conn) write(ctx context.Context, m Message) error {
 	return c.w.Write(ctx, m)
 }
 
-func (c *Conn) isDone() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
+func (c *Conn) isDone() bool { return c.finished.Load() }
 
 // Closing returns a channel that is closed when the connection starts
 // shutting down (Close, or the end of the input). Long-lived handlers,
 // such as subscriptions, end when it is closed instead of waiting for the
 // drain timeout.
-func (c *Conn) Closing() <-chan struct{} { return c.closing }
+func (c *Conn) Closing() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closingLocked()
+}
+
+// closingLocked is Closing with c.mu held: it makes the channel when it
+// is first asked for.
+func (c *Conn) closingLocked() <-chan struct{} {
+	if c.closing == nil {
+		if c.st.closing {
+			c.closing = closedChan
+		} else {
+			c.closing = make(chan struct{})
+		}
+	}
+	return c.closing
+}
 
 // Done returns a channel that is closed when the connection has shut down.
-func (c *Conn) Done() <-chan struct{} { return c.done }
+func (c *Conn) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		if c.finished.Load() {
+			c.done = closedChan
+		} else {
+			c.done = make(chan struct{})
+		}
+	}
+	return c.done
+}
 
 // Wait blocks until the connection has shut down. It returns nil if the
 // peer closed the stream or Close was called, and the read error otherwise.
 func (c *Conn) Wait() error {
-	<-c.done
+	<-c.Done()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if errors.Is(c.st.cause, ErrClosed) || errors.Is(c.st.cause, io.EOF) {
@@ -610,8 +602,8 @@ func (c *Conn) Wait() error {
 // failed, for instance).
 func (c *Conn) Close() error {
 	c.shutdown(ErrClosed)
-	<-c.done
-	return c.closeErr
+	<-c.Done()
+	return c.closeError()
 }
 
 // CancelIncoming cancels the incoming call id, as the peer asked: a queued
@@ -623,7 +615,7 @@ func (c *Conn) CancelIncoming(id ID) bool {
 	ok := ic != nil
 	if ok {
 		ic.cancelled = true
-		c.avail.Broadcast() // a queued call: the dispatcher waits no longer for its capacity
+		c.broadcastLocked() // a queued call: the dispatcher waits no longer for its capacity
 	}
 	c.mu.Unlock()
 	if ok && ic.cancel != nil {

@@ -119,7 +119,7 @@ func (c *Conn) readerGone(err error) {
 // because of cause, and no response can arrive any more.
 func (c *Conn) failPendingLocked(cause error) {
 	c.st.inputDone = true
-	c.avail.Broadcast()
+	c.broadcastLocked()
 	if len(c.st.pending) == 0 {
 		return
 	}
@@ -286,6 +286,7 @@ func (c *Conn) nextCall(idle **time.Timer) *incoming {
 	}
 	c.st.idleWorkers++
 	work := c.work
+	closing := c.closingLocked()
 	c.mu.Unlock()
 	if *idle == nil {
 		*idle = time.NewTimer(workerIdle)
@@ -295,7 +296,7 @@ func (c *Conn) nextCall(idle **time.Timer) *incoming {
 	select {
 	case ic := <-work:
 		return ic
-	case <-c.closing:
+	case <-closing:
 	case <-(*idle).C:
 	}
 	c.mu.Lock()
@@ -324,7 +325,7 @@ func (c *Conn) finishCall(ic *incoming, resp *Response) {
 	c.complete(ic, resp)
 	c.mu.Lock()
 	c.st.running--
-	c.avail.Broadcast()
+	c.broadcastLocked()
 	c.mu.Unlock()
 }
 
@@ -359,7 +360,7 @@ func (c *Conn) complete(ic *incoming, resp *Response) {
 
 // send writes a message produced by the engine itself.
 func (c *Conn) send(m Message) {
-	if err := c.write(c.sendCtx, m); err != nil {
+	if err := c.write(sendContext{c}, m); err != nil {
 		c.log.Debug("jsonrpc: write failed", "error", err)
 	}
 }
@@ -397,9 +398,9 @@ func (c *Conn) dispatch() {
 		for c.needsCapacityLocked(ic) && !c.st.aborted && !ic.cancelled {
 			if !c.st.stalled {
 				c.st.stalled = true
-				c.avail.Broadcast()
+				c.broadcastLocked()
 			}
-			c.avail.Wait()
+			c.waitLocked()
 		}
 		c.st.stalled = false
 		c.st.queue[0] = nil
@@ -412,7 +413,7 @@ func (c *Conn) dispatch() {
 		if len(c.st.queue) == 0 {
 			c.st.queue = nil
 		}
-		c.avail.Broadcast() // room in the queue
+		c.broadcastLocked() // room in the queue
 		if ic.cancelled || c.st.aborted {
 			// Dropped unanswered: a cancelled call gets no response, a
 			// call dropped by the drain is told the connection closed;
@@ -449,14 +450,14 @@ func (c *Conn) dispatch() {
 			c.mu.Lock()
 			c.st.running--
 			c.noteDoneLocked(ic)
-			c.avail.Broadcast()
+			c.broadcastLocked()
 			c.mu.Unlock()
 		}
 		c.mu.Lock()
 		c.st.inline = false
 	}
 	c.st.dispatching = false
-	c.avail.Broadcast()
+	c.broadcastLocked()
 }
 
 // needsCapacityLocked reports whether the queued ic must wait before it
@@ -519,7 +520,7 @@ func (c *Conn) Serve(ctx context.Context, req *Request) *Response {
 		}
 		c.mu.Lock()
 		c.st.running--
-		c.avail.Broadcast()
+		c.broadcastLocked()
 		c.mu.Unlock()
 		return nil
 	}
@@ -608,8 +609,10 @@ func (c *Conn) shutdown(cause error) {
 	}
 	c.st.closing = true
 	c.st.cause = cause
-	close(c.closing)
-	c.avail.Broadcast()
+	if c.closing != nil {
+		close(c.closing)
+	}
+	c.broadcastLocked()
 	c.mu.Unlock()
 	go c.drain()
 }
@@ -626,7 +629,7 @@ func (c *Conn) drain() {
 	}
 	c.mu.Lock()
 	for (c.st.activeLen() > 0 || len(c.st.queue) > 0 || c.st.running > 0) && !c.st.aborted {
-		c.avail.Wait()
+		c.waitLocked()
 	}
 	var cancels []context.CancelFunc
 	c.st.activeEach(func(ic *incoming) {
@@ -641,8 +644,10 @@ func (c *Conn) drain() {
 	for _, cancel := range cancels {
 		cancel()
 	}
-	c.cancelBase()
-	if c.stream != nil {
+	if c.cancelBase != nil {
+		c.cancelBase()
+	}
+	if c.streamSide != nil {
 		c.closeErr = c.stream.Close()
 	}
 	c.mu.Lock()
@@ -655,7 +660,12 @@ func (c *Conn) drain() {
 	case <-time.After(c.opts.DrainTimeout):
 		c.log.Error("jsonrpc: handlers did not return after their context was cancelled; closing anyway")
 	}
-	close(c.done)
+	c.mu.Lock()
+	c.finished.Store(true)
+	if c.done != nil {
+		close(c.done)
+	}
+	c.mu.Unlock()
 	if c.opts.OnClosed != nil {
 		c.opts.OnClosed(c.Wait())
 	}

@@ -23,13 +23,14 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 	}
 	c.mu.Unlock()
 	c.shutdown(ErrClosed)
+	done := c.Done()
 	select {
-	case <-c.done:
-		return c.closeErr
+	case <-done:
+		return c.closeError()
 	case <-ctx.Done():
 	}
 	c.abort()
-	<-c.done
+	<-done
 	return ctx.Err()
 }
 
@@ -38,6 +39,6 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 func (c *Conn) abort() {
 	c.mu.Lock()
 	c.st.aborted = true
-	c.avail.Broadcast()
+	c.broadcastLocked()
 	c.mu.Unlock()
 }

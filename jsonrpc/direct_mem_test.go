@@ -1,0 +1,45 @@
+package jsonrpc
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+type discardWriter struct{}
+
+func (discardWriter) Write(context.Context, Message) error { return nil }
+
+// TestDirectConnIsSmall: a direct conn, which every idle legacy HTTP
+// session keeps, makes no context, no channel and no map until they are
+// used: one allocation of at most 384 bytes (issue 23). On 6ebbd51 it
+// made 8, 1,128 bytes: the Conn (640), Closing's and Done's channels,
+// the pending map and four contexts.
+func TestDirectConnIsSmall(t *testing.T) {
+	if size := unsafe.Sizeof(Conn{}); size > 384 {
+		t.Errorf("a Conn is %d bytes, want at most 384", size)
+	}
+	opts := &Options{Context: context.WithValue(context.Background(), testValueKey("k"), "v")}
+	var c *Conn
+	allocs := testing.AllocsPerRun(100, func() { c = NewDirectConn(discardWriter{}, opts) })
+	if allocs > 1 {
+		t.Errorf("NewDirectConn made %.0f allocations, want 1", allocs)
+	}
+	runtime.KeepAlive(c)
+	// What was made lazily works as before.
+	if got := c.Serve(context.Background(), &Request{ID: Int64ID(1), Method: "m"}); got == nil || got.Error == nil || got.Error.Code != CodeMethodNotFound {
+		t.Fatalf("Serve: %+v", got)
+	}
+	closing, done := c.Closing(), c.Done()
+	c.Close()
+	for _, ch := range []<-chan struct{}{closing, done, c.Closing(), c.Done()} {
+		select {
+		case <-ch:
+		default:
+			t.Fatal("a channel is still open after Close")
+		}
+	}
+}
+
+type testValueKey string
