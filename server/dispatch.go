@@ -174,15 +174,14 @@ func (s *Server) initialize(ctx context.Context, r *Request, p *mcp.InitializePa
 	if !ok {
 		return nil, mcp.UnsupportedVersionError(string(p.ProtocolVersion), s.modernVersions())
 	}
+	client := s.clients.intern(v, p.ClientInfo, p.Capabilities)
 	sess.mu.Lock()
 	if sess.initialized {
 		sess.mu.Unlock()
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is already initialized")
 	}
 	sess.initialized = true
-	sess.version = v
-	sess.clientInfo = p.ClientInfo
-	sess.clientCaps = p.Capabilities
+	sess.client = client
 	sess.mu.Unlock()
 	if sess.shared { // scale-out: (shared.go)
 		if err := s.shared.update(ctx, sess, &store.SessionUpdate{
@@ -217,7 +216,7 @@ func (s *Server) setLevel(ctx context.Context, r *Request, p *mcp.SetLevelParams
 		}
 	}
 	r.Session.mu.Lock()
-	r.Session.logLevel = p.Level
+	r.Session.setLogLevelLocked(p.Level)
 	r.Session.mu.Unlock()
 	return mcp.EmptyResult{}, nil
 }

@@ -22,7 +22,7 @@ func (s *Server) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) (
 	if s.isClosed() {
 		return nil, ErrServerClosed
 	}
-	sess := &Session{server: s, id: sessionID}
+	sess := s.newSession(ctx, sessionID)
 	var idBase int64
 	if s.shared != nil { // scale-out: the session is shared (shared.go)
 		inst, err := s.shared.join(ctx)
@@ -31,7 +31,6 @@ func (s *Server) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) (
 		}
 		sess.shared, idBase = true, inst<<32
 	}
-	base := context.WithValue(context.WithoutCancel(ctx), sessionKey{}, sess)
 	sess.conn = jsonrpc.NewDirectConn(w, &jsonrpc.Options{
 		IDBase:          idBase,
 		Handler:         s.handler,
@@ -40,9 +39,9 @@ func (s *Server) Open(ctx context.Context, sessionID string, w jsonrpc.Writer) (
 		OnCallAbandoned: sess.peer.SendCancelled,
 		MaxConcurrency:  s.opts.MaxConcurrency,
 		DrainTimeout:    s.opts.DrainTimeout,
-		Context:         base,
+		Context:         &sess.vals,
 		Logger:          s.log,
-		OnClosed:        func(err error) { s.sessionClosed(sess, err); s.removeSession(sess) },
+		OnClosed:        sess.onClosed,
 	})
 	sess.peer.Bind(sess.conn)
 	if err := s.addSession(sess); err != nil {
@@ -74,6 +73,15 @@ func (m messageSession) Resolve(resp *jsonrpc.Response) bool {
 }
 
 func (m messageSession) ProtocolVersion() string { return string(m.Session.ProtocolVersion()) }
+
+// Ended reports whether the session has ended, as a receive from Done
+// would, without making Done's channel: the HTTP handler asks it of every
+// session it looks up or sweeps, and an idle session keeps no channel.
+func (m messageSession) Ended() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ended
+}
 
 // ServeStateless answers one modern request without a session; see
 // transport.MessageServer. At most Options.MaxStatelessRequests are

@@ -63,14 +63,17 @@ func (r *Request) IsModern() bool { return mcp.IsModern(r.Version) }
 
 // ClientCapabilities returns the capabilities that apply to this request:
 // the session's in the legacy era, the request's own in the modern era.
-// They are shared with the session's other requests (and, in the modern
-// era, with other requests carrying the same envelope): read-only.
+// They are shared with the session's other requests (in the legacy era
+// also with the sessions whose clients declared the same, and in the
+// modern era with other requests carrying the same envelope): read-only.
 func (r *Request) ClientCapabilities() *mcp.ClientCapabilities {
 	switch {
 	case r.IsModern():
 		return r.Meta.ClientCapabilities // begin checked it is there
 	case r.Session != nil:
-		return &r.Session.clientCaps // written once, before begin saw the session initialized
+		if c := r.Session.client; c != nil { // written once, before begin saw the session initialized
+			return &c.caps
+		}
 	}
 	return &mcp.ClientCapabilities{}
 }
@@ -82,7 +85,10 @@ func (r *Request) ClientInfo() *mcp.Implementation {
 	case r.IsModern():
 		return r.Meta.ClientInfo
 	case r.Session != nil:
-		return &r.Session.clientInfo
+		if c := r.Session.client; c != nil {
+			return &c.info
+		}
+		return &mcp.Implementation{}
 	}
 	return nil
 }
@@ -97,7 +103,7 @@ func (r *Request) logLevel() mcp.LoggingLevel {
 	case r.Session != nil:
 		r.Session.mu.Lock()
 		defer r.Session.mu.Unlock()
-		return r.Session.logLevel
+		return r.Session.logLevelLocked()
 	}
 	return ""
 }
@@ -134,7 +140,7 @@ func (r *Request) begin(meta *mcp.RequestMeta) error {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, `Invalid Request: a request without "io.modelcontextprotocol/protocolVersion" in _meta needs a session: send initialize first`)
 	}
 	sess.mu.Lock()
-	initialized, v := sess.initialized, sess.version
+	initialized, v := sess.initialized, sess.clientLocked().version
 	sess.mu.Unlock()
 	if !initialized {
 		if r.Method == mcp.MethodInitialize || r.Method == mcp.MethodPing {

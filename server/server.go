@@ -195,6 +195,7 @@ type Server struct {
 	tasks      *taskEngine   // tasks: nil unless Options.Tasks (tasks.go)
 	shared     *sharedState  // scale-out: nil unless Options.Store (shared.go)
 	skills     *skillsEngine // skills: nil until AddSkills (skills.go)
+	clients    clientStates  // the client states legacy sessions share (session_client.go)
 	skillsOnce sync.Once
 }
 

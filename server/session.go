@@ -21,16 +21,64 @@ type Session struct {
 	conn   *jsonrpc.Conn
 	peer   peer.Peer
 	id     string
+	vals   sessionContext // the parent of its handlers' contexts, for values
 
 	mu          sync.Mutex
-	out         outbox // notifications waiting to be sent (notify.go)
-	initialized bool   // initialize was answered
-	shared      bool   // opened with a store: its state is shared (shared.go); set before use
-	version     mcp.Version
-	clientInfo  mcp.Implementation
-	clientCaps  mcp.ClientCapabilities
-	logLevel    mcp.LoggingLevel // "": no level set, everything is sent
+	out         outbox       // notifications waiting to be sent (notify.go)
+	initialized bool         // initialize was answered: client is set
+	shared      bool         // opened with a store: its state is shared (shared.go); set before use
+	ended       bool         // the connection has shut down (Done is closed)
+	logLevel    uint8        // the Severity of the level logging/setLevel set; 0: none, everything is sent
+	client      *clientState // what initialize negotiated; shared, read-only (session_client.go)
 	subs        map[string]struct{}
+}
+
+// sessionContext is a session's context for values: the context it was
+// opened with, without its cancellation, answering SessionFromContext.
+// It lives in the Session: a legacy HTTP session makes no context.
+type sessionContext struct {
+	context.Context
+	sess *Session
+}
+
+func (c *sessionContext) Value(key any) any {
+	if key == (sessionKey{}) {
+		return c.sess
+	}
+	return c.Context.Value(key)
+}
+
+// newSession makes a session of s, opened with ctx.
+func (s *Server) newSession(ctx context.Context, id string) *Session {
+	sess := &Session{server: s, id: id}
+	sess.vals = sessionContext{uncancelled(ctx), sess}
+	return sess
+}
+
+// onClosed takes the end of the session's connection (jsonrpc.Options.OnClosed).
+func (sess *Session) onClosed(err error) { sess.server.sessionEnded(sess, err) }
+
+// levels are the logging levels by Severity.
+var levels = [...]mcp.LoggingLevel{"", mcp.LevelDebug, mcp.LevelInfo, mcp.LevelNotice, mcp.LevelWarning,
+	mcp.LevelError, mcp.LevelCritical, mcp.LevelAlert, mcp.LevelEmergency}
+
+// setLogLevelLocked records the level logging/setLevel set; an unknown
+// one, which filters nothing, is kept as none.
+func (sess *Session) setLogLevelLocked(l mcp.LoggingLevel) { sess.logLevel = uint8(l.Severity()) }
+
+// logLevelLocked returns the level logging/setLevel set, or "".
+func (sess *Session) logLevelLocked() mcp.LoggingLevel { return levels[sess.logLevel] }
+
+// noClient is the client state of a session not yet initialized.
+var noClient = &clientState{}
+
+// clientLocked returns what initialize negotiated (zero values before
+// it); sess.mu is held.
+func (sess *Session) clientLocked() *clientState {
+	if sess.client == nil {
+		return noClient
+	}
+	return sess.client
 }
 
 type sessionKey struct{}
@@ -49,15 +97,16 @@ func isLifecycle(r *jsonrpc.Request) bool {
 
 // serve starts a session over conn.
 func (s *Server) serve(ctx context.Context, conn transport.Conn) (*Session, error) {
-	sess := &Session{server: s}
+	var id string
 	if sc, ok := conn.(transport.SessionConn); ok {
-		sess.id = sc.SessionID()
+		id = sc.SessionID()
 	}
+	sess := s.newSession(ctx, id)
 	// What ties the session to ctx and to its keepalive is undone when
 	// the session ends, so that a long-lived ctx does not keep closed
 	// sessions reachable.
 	ties := new(sessionTies)
-	base := context.WithValue(context.WithoutCancel(ctx), sessionKey{}, sess)
+	base := &sess.vals
 	sess.conn = jsonrpc.NewConn(conn, &jsonrpc.Options{
 		Handler:         s.handler,
 		Outgoing:        s.opts.Outgoing,
@@ -72,8 +121,7 @@ func (s *Server) serve(ctx context.Context, conn transport.Conn) (*Session, erro
 		Logger:          s.log,
 		OnClosed: func(err error) {
 			ties.undo()
-			s.sessionClosed(sess, err)
-			s.removeSession(sess)
+			s.sessionEnded(sess, err)
 		},
 	})
 	sess.peer.Bind(sess.conn)
@@ -164,6 +212,24 @@ func (s *Server) removeSession(sess *Session) {
 	}
 }
 
+// uncancelled returns ctx without its cancellation: ctx itself when it
+// has none, so that no context is made.
+func uncancelled(ctx context.Context) context.Context {
+	if ctx.Done() == nil {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
+}
+
+// sessionEnded takes a session whose connection has shut down.
+func (s *Server) sessionEnded(sess *Session, err error) {
+	sess.mu.Lock()
+	sess.ended = true
+	sess.mu.Unlock()
+	s.sessionClosed(sess, err)
+	s.removeSession(sess)
+}
+
 // sessionClosed tells Options.OnSessionClosed that sess has ended.
 func (s *Server) sessionClosed(sess *Session, err error) {
 	if f := s.opts.OnSessionClosed; f != nil {
@@ -176,7 +242,7 @@ func (s *Server) sessionClosed(sess *Session, err error) {
 func (sess *Session) acceptBatch() bool {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	return sess.initialized && mcp.AllowsBatch(sess.version)
+	return sess.initialized && mcp.AllowsBatch(sess.client.version)
 }
 
 // ID returns the transport's session id ("" for stdio and memory).
@@ -186,14 +252,14 @@ func (sess *Session) ID() string { return sess.id }
 func (sess *Session) ProtocolVersion() mcp.Version {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	return sess.version
+	return sess.clientLocked().version
 }
 
 // ClientInfo returns what the client said of itself in initialize.
 func (sess *Session) ClientInfo() mcp.Implementation {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	return sess.clientInfo
+	return sess.clientLocked().info
 }
 
 // ClientCapabilities returns the capabilities the client declared in
@@ -201,7 +267,7 @@ func (sess *Session) ClientInfo() mcp.Implementation {
 func (sess *Session) ClientCapabilities() mcp.ClientCapabilities {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	return sess.clientCaps
+	return sess.clientLocked().caps
 }
 
 // Close ends the session: running requests get up to the drain timeout to
@@ -259,9 +325,9 @@ func (sess *Session) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error
 // level the client set (all messages when it set none).
 func (sess *Session) Log(ctx context.Context, params *mcp.LoggingMessageParams) error {
 	sess.mu.Lock()
-	lvl := sess.logLevel
+	lvl := int(sess.logLevel)
 	sess.mu.Unlock()
-	if lvl != "" && params.Level.Severity() < lvl.Severity() {
+	if lvl > 0 && params.Level.Severity() < lvl {
 		return nil
 	}
 	return sess.conn.Notify(ctx, mcp.NotificationLoggingMessage, params)

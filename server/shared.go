@@ -267,9 +267,9 @@ func (m messageSession) SyncSession(rec *store.Session) {
 		// Written once: requests read the capabilities and info without
 		// the lock once they saw the session initialized.
 		sess.initialized = true
-		sess.version, sess.clientInfo, sess.clientCaps = rec.Version, rec.ClientInfo, rec.ClientCapabilities
+		sess.client = m.server.clients.intern(rec.Version, rec.ClientInfo, rec.ClientCapabilities)
 	}
-	sess.logLevel = rec.LogLevel
+	sess.setLogLevelLocked(rec.LogLevel)
 }
 
 // Store returns the store the server shares with other instances (nil

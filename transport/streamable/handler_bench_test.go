@@ -180,9 +180,15 @@ type nopWriter struct{}
 
 func (nopWriter) Write(context.Context, jsonrpc.Message) error { return nil }
 
+// idleSessionBudget bounds the heap an idle legacy session keeps, the
+// handler's part and the server's with default options: about 1,840
+// bytes on 6ebbd51, the goal of issue 23 is 1 KB.
+const idleSessionBudget = 1024
+
 // TestIdleSessionMemory opens 10,000 legacy sessions through the handler
 // and measures what an idle one costs: heap bytes (the handler's part and
-// the server's) and goroutines (none per session).
+// the server's, at most idleSessionBudget) and goroutines (none per
+// session).
 func TestIdleSessionMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens 10,000 sessions")
@@ -231,8 +237,8 @@ func TestIdleSessionMemory(t *testing.T) {
 		if g > 5 {
 			t.Errorf("%d goroutines for %d idle sessions", g, n)
 		}
-		if total > 4096 {
-			t.Errorf("an idle session costs %.0f bytes, over 4 KiB", total)
+		if total > idleSessionBudget {
+			t.Errorf("an idle session costs %.0f bytes, over %d", total, idleSessionBudget)
 		}
 	}
 }

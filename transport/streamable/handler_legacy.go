@@ -112,7 +112,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 // Either way a dropped connection does not cancel the call.
 func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, req *jsonrpc.Request, initialize bool) {
 	st := &stream{Context: r.Context(), detached: true, h: h, sess: s, tr: trackerOf(w)}
-	w.Header()[keySessionID] = s.idHeader
+	w.Header()[keySessionID] = s.idHeader[:]
 	if err := s.register(req.ID, st); err != nil {
 		if errors.Is(err, errSessionClosed) {
 			writeError(w, http.StatusNotFound, CodeSessionNotFound, "Session not found")
@@ -194,7 +194,7 @@ func (h *Handler) batch(w http.ResponseWriter, r *http.Request, s *session, b *j
 		return
 	}
 	st := &stream{Context: r.Context(), detached: true, h: h, sess: s, batch: true, tr: trackerOf(w)}
-	w.Header()[keySessionID] = s.idHeader
+	w.Header()[keySessionID] = s.idHeader[:]
 	answers := append([]*jsonrpc.Response(nil), b.Invalid...)
 	var run []*jsonrpc.Request
 	for _, c := range calls {
@@ -267,7 +267,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.releaseBusy()
-	w.Header()[keySessionID] = s.idHeader
+	w.Header()[keySessionID] = s.idHeader[:]
 	if last, _ := header(r, keyLastEventID); last != "" && h.store != nil {
 		h.resume(w, r, s, last)
 		return

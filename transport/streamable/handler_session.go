@@ -24,25 +24,29 @@ import (
 type session struct {
 	h         *Handler
 	id        string
-	idHeader  []string // {id}, the value of the Mcp-Session-Id response header
-	owner     string   // HandlerOptions.SessionOwner of the initialize request
+	idHeader  [1]string // {id}, the value of the Mcp-Session-Id response header (idHeader[:])
+	owner     string    // HandlerOptions.SessionOwner of the initialize request
 	ss        transport.ServerSession
-	gone      atomic.Bool  // closed: nothing is written or kept for it any more
 	renewed   atomic.Int64 // with a store: when this replica last renewed the record (Unix ns)
+	gone      atomic.Bool  // closed: nothing is written or kept for it any more
 	mu        sync.Mutex   // guards the fields below
+	busy      int32        // POSTs and GETs in progress
 	closed    bool
-	forget    bool      // with a store: closing ends the session everywhere, not this replica only
-	following bool      // with a store: a GET of its own stream is open here
-	busy      int32     // POSTs and GETs in progress
-	lastUsed  time.Time // the end of the last request
-	nextSID   uint64    // the last stream id given out (event store)
-	call0     callEntry // the first running call, inline: most sessions run one at a time
+	forget    bool          // with a store: closing ends the session everywhere, not this replica only
+	following bool          // with a store: a GET of its own stream is open here
+	collected bool          // closed and its streams collected
+	lastUsed  time.Duration // the end of the last request, on the monotonic clock (since clockBase)
+	nextSID   uint64        // the last stream id given out (event store)
+	call0     callEntry     // the first running call, inline: most sessions run one at a time
 	calls     []callEntry
 	byStream  map[string]*stream      // resumable streams by stream id (event store)
 	stand     *stream                 // the standalone stream; nil when neither open nor holding messages
-	collected bool                    // closed and its streams collected
 	tr        *transport.FrameTracker // the frames of the session; nil without an observer
 }
+
+// clockBase is the origin of session.lastUsed: a duration since it is
+// monotonic, as time.Time is, in 8 bytes instead of 24.
+var clockBase = time.Now()
 
 // A callEntry maps the id of a running call to the stream of its POST.
 type callEntry struct {
@@ -96,7 +100,7 @@ func (h *Handler) newSession(owner string) (*session, error) {
 // openSession opens the server's side of session id and registers it;
 // with a store, a replica of a session another instance may have opened.
 func (h *Handler) openSession(id, owner string) (*session, error) {
-	s := &session{h: h, id: id, idHeader: []string{id}, owner: owner, lastUsed: time.Now()}
+	s := &session{h: h, id: id, idHeader: [1]string{id}, owner: owner, lastUsed: time.Since(clockBase)}
 	s.tr = transport.NewFrameTracker(h.opts.Observer, transport.TransportStreamable, id)
 	ss, err := h.srv.Open(context.Background(), id, s)
 	if err != nil {
@@ -160,18 +164,35 @@ func (h *Handler) lookup(id string, r *http.Request) *session {
 		h.log.Debug("streamable: session used by another owner", "remote", r.RemoteAddr)
 		return nil
 	}
-	select {
-	case <-s.ss.Done(): // the server ended it
+	if s.serverEnded() {
 		s.close("the server closed the session")
 		return nil
-	default:
 	}
 	return s
 }
 
+// An ender is a transport.ServerSession that can say whether it has
+// ended without a channel (server.Server's sessions can): the handler
+// asks every session it looks up or sweeps, and Done would make each
+// idle session keep a channel.
+type ender interface{ Ended() bool }
+
+// serverEnded reports whether the server ended the session.
+func (s *session) serverEnded() bool {
+	if e, ok := s.ss.(ender); ok {
+		return e.Ended()
+	}
+	select {
+	case <-s.ss.Done():
+		return true
+	default:
+		return false
+	}
+}
+
 // releaseBusy ends a request counted by acquire.
 func (s *session) releaseBusy() {
-	now := time.Now()
+	now := time.Since(clockBase)
 	s.mu.Lock()
 	s.busy--
 	s.lastUsed = now
@@ -206,7 +227,7 @@ func (s *session) close(reason string) {
 // expire closes the session if it has been idle since before deadline.
 func (s *session) expire(deadline time.Time) {
 	s.mu.Lock()
-	if s.collected || s.busy > 0 || s.lastUsed.After(deadline) {
+	if s.collected || s.busy > 0 || s.lastUsed > deadline.Sub(clockBase) {
 		s.mu.Unlock()
 		return
 	}
@@ -492,11 +513,9 @@ func (h *Handler) sweep(now time.Time) {
 	h.mu.Unlock()
 	deadline := now.Add(-h.opts.SessionIdleTimeout)
 	for _, s := range list {
-		select {
-		case <-s.ss.Done():
+		if s.serverEnded() {
 			s.close("the server closed the session")
 			continue
-		default:
 		}
 		s.expire(deadline)
 	}

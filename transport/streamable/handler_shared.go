@@ -515,7 +515,7 @@ func (h *Handler) getShared(w http.ResponseWriter, r *http.Request, sid string) 
 		return
 	}
 	defer s.releaseBusy()
-	w.Header()[keySessionID] = s.idHeader
+	w.Header()[keySessionID] = s.idHeader[:]
 	last, _ := header(r, keyLastEventID)
 	if last == "" {
 		h.standaloneShared(w, r, s, rec, "")
