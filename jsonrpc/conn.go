@@ -232,10 +232,10 @@ type incoming struct {
 	req       *Request
 	cancel    context.CancelFunc
 	batch     *batchReply
-	barrier   bool
 	seq       uint64 // a queued notification's sequence number
-	cancelled bool   // the peer cancelled it: send no response (Conn.mu)
 	direct    chan *Response
+	barrier   bool
+	cancelled bool // the peer cancelled it: send no response (Conn.mu)
 	detached  bool // handed to Serve: runs under its caller's context
 }
 

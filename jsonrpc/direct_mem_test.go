@@ -43,3 +43,11 @@ func TestDirectConnIsSmall(t *testing.T) {
 }
 
 type testValueKey string
+
+// TestIncomingIsSmall: the record of each incoming call packs its flags
+// (issue 23: 96 bytes on 6ebbd51, a size class more than needed).
+func TestIncomingIsSmall(t *testing.T) {
+	if size := unsafe.Sizeof(incoming{}); size > 80 {
+		t.Errorf("an incoming is %d bytes, want at most 80", size)
+	}
+}
