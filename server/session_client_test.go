@@ -35,7 +35,8 @@ func TestClientStatesShared(t *testing.T) {
 		}
 	}
 	big := mcp.Implementation{Name: "big", Version: "1", Description: strings.Repeat("x", maxSharedStateSize)}
-	if cs.intern(mcp.Version20251125, big, caps) == cs.intern(mcp.Version20251125, big, caps) {
+	first := cs.intern(mcp.Version20251125, big, caps)
+	if cs.intern(mcp.Version20251125, big, caps) == first {
 		t.Error("a state over maxSharedStateSize was kept for sharing")
 	}
 	for i := range 3 * maxClientStates {
