@@ -153,7 +153,11 @@
 //     (docs/rough_edges.md).
 //   - Glob patterns: the negated extglob !(a|b) inside a pattern is not
 //     supported (a clear error); ? matches one character where minimatch
-//     matches one UTF-16 code unit.
+//     matches one UTF-16 code unit. Brace expansion yields at most 1024
+//     patterns of 16 KiB in all, and the exclude patterns of one call
+//     share that budget (each pattern without a * counts three times:
+//     p, **/p and **/p/**); beyond it the call fails with "Too many or
+//     too large exclude patterns".
 //   - The roots of a legacy session are asked at its first tool call, not
 //     right after initialization, so that the call sees them (see Roots).
 //   - Without directories, a legacy client that gives no roots gets the

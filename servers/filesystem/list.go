@@ -197,8 +197,13 @@ type exclude struct {
 	dir   *glob.Pattern   // the pattern less its /**: matched against directories only
 }
 
+// compileExcludes compiles the exclude patterns of one call, all within
+// one budget of expanded bytes (glob.CompileWithin): every entry of the walk is matched
+// against each of them, so their count and their brace expansions are
+// bounded together, as one pattern's are.
 func compileExcludes(patterns []string) ([]exclude, error) {
 	var out []exclude
+	budget := glob.DefaultMaxExpandedLength
 	for _, p := range patterns {
 		forms := []string{p}
 		if !strings.Contains(p, "*") {
@@ -206,22 +211,31 @@ func compileExcludes(patterns []string) ([]exclude, error) {
 		}
 		var e exclude
 		for _, f := range forms {
-			g, err := glob.Compile(f)
+			g, err := glob.CompileWithin(f, &budget)
 			if err != nil {
-				return nil, errorf("Invalid pattern %q: %v", p, err)
+				return nil, excludeErr(p, err)
 			}
 			e.forms = append(e.forms, g)
 		}
 		if strings.Contains(p, "*") && strings.HasSuffix(p, "/**") {
-			g, err := glob.Compile(strings.TrimSuffix(p, "/**"))
+			g, err := glob.CompileWithin(strings.TrimSuffix(p, "/**"), &budget)
 			if err != nil {
-				return nil, errorf("Invalid pattern %q: %v", p, err)
+				return nil, excludeErr(p, err)
 			}
 			e.dir = g
 		}
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// excludeErr is the error of an exclude pattern that does not compile,
+// or that goes beyond the budget of them all.
+func excludeErr(p string, err error) error {
+	if errors.Is(err, glob.ErrTooLarge) {
+		return errorf("Too many or too large exclude patterns (at %.60q): together they may expand to %d bytes of patterns; give fewer", p, glob.DefaultMaxExpandedLength)
+	}
+	return errorf("Invalid pattern %q: %v", p, err)
 }
 
 func excluded(rel string, isDir bool, ex []exclude) bool {

@@ -53,8 +53,8 @@ func hasBraceSet(s string) bool {
 
 // expandBraces expands the brace sets of a pattern the way the npm
 // package brace-expansion does (bash's rules), yielding at most max
-// patterns.
-func expandBraces(s string, max int) ([]string, error) {
+// patterns of maxBytes in all.
+func expandBraces(s string, max, maxBytes int) ([]string, error) {
 	if !hasBraceSet(s) {
 		return []string{s}, nil
 	}
@@ -64,7 +64,7 @@ func expandBraces(s string, max int) ([]string, error) {
 	if strings.HasPrefix(s, "{}") {
 		s = `\{\}` + s[2:]
 	}
-	e := &expander{max: max}
+	e := &expander{max: max, maxBytes: maxBytes}
 	out, err := e.expand(escaper.Replace(s), true)
 	if err != nil {
 		return nil, err
@@ -76,8 +76,9 @@ func expandBraces(s string, max int) ([]string, error) {
 }
 
 type expander struct {
-	max   int
-	depth int
+	max      int // patterns
+	maxBytes int // their total length
+	depth    int
 }
 
 // group finds the first brace set of s whose braces match, skipping
@@ -106,6 +107,7 @@ func group(s string) (pre, body, post string, ok bool) {
 
 func (e *expander) combine(acc []string, pre string, values []string, dropEmpties bool) ([]string, error) {
 	out := make([]string, 0, len(acc)*len(values))
+	size := 0
 	for _, a := range acc {
 		prefix := a + pre
 		for _, v := range values {
@@ -114,6 +116,9 @@ func (e *expander) combine(acc []string, pre string, values []string, dropEmptie
 			}
 			if len(out) >= e.max {
 				return nil, fmt.Errorf("glob: the pattern's braces expand to more than %d patterns", e.max)
+			}
+			if size += len(prefix) + len(v); size > e.maxBytes {
+				return nil, fmt.Errorf("%w (more than %d)", ErrTooLarge, e.maxBytes)
 			}
 			out = append(out, prefix+v)
 		}

@@ -15,9 +15,11 @@
 // Not supported: the negated extglob !(a|b) (Compile returns
 // ErrUnsupported), and bash's {a},b} quirk of brace expansion. Matching
 // runs on Go's regexp package, so no pattern can make it backtrack
-// exponentially; ? matches one character (minimatch matches one UTF-16
-// code unit, which differs only for characters outside the Basic
-// Multilingual Plane).
+// exponentially, and what brace expansion yields is bounded in count
+// (DefaultMaxExpansions) and in bytes (DefaultMaxExpandedLength, a
+// budget that CompileWithin shares between patterns); ? matches one
+// character (minimatch matches one UTF-16 code unit, which differs only
+// for characters outside the Basic Multilingual Plane).
 package glob
 
 import (
@@ -32,6 +34,16 @@ const DefaultMaxExpansions = 1024
 
 // DefaultMaxPatternLength bounds the length of a pattern, in bytes.
 const DefaultMaxPatternLength = 4096
+
+// DefaultMaxExpandedLength bounds the total length, in bytes, of the
+// patterns that brace expansion yields: what Compile compiles and Match
+// tries (1024 patterns of 16 bytes, not 1024 of 4 KB). CompileWithin
+// shares one such budget between several patterns.
+const DefaultMaxExpandedLength = 16 << 10
+
+// ErrTooLarge is wrapped by the error of Compile and CompileWithin for a
+// pattern whose brace expansion goes beyond the budget of expanded bytes.
+var ErrTooLarge = errors.New("glob: the braces expand to too many bytes of patterns")
 
 // ErrUnsupported is wrapped by the error of Compile for a pattern that
 // uses a feature this package lacks.
@@ -69,6 +81,15 @@ func (s segment) match(part string) bool {
 
 // Compile compiles a pattern.
 func Compile(pattern string) (*Pattern, error) {
+	budget := DefaultMaxExpandedLength
+	return CompileWithin(pattern, &budget)
+}
+
+// CompileWithin compiles a pattern whose brace expansion may yield at
+// most *budget bytes of patterns, and takes them from *budget: patterns
+// compiled within one budget (the exclude patterns of one call) cost
+// what one pattern may cost.
+func CompileWithin(pattern string, budget *int) (*Pattern, error) {
 	if len(pattern) > DefaultMaxPatternLength {
 		return nil, fmt.Errorf("glob: pattern is %d bytes long, more than the limit of %d", len(pattern), DefaultMaxPatternLength)
 	}
@@ -87,11 +108,20 @@ func Compile(pattern string) (*Pattern, error) {
 	}
 	p.negate = n%2 == 1
 	pattern = pattern[n:]
-	expanded, err := expandBraces(pattern, DefaultMaxExpansions)
+	expanded, err := expandBraces(pattern, DefaultMaxExpansions, max(*budget, 0))
 	if err != nil {
 		return nil, err
 	}
+	size := 0
+	for _, e := range expanded {
+		size += len(e)
+	}
+	if size > *budget {
+		return nil, fmt.Errorf("%w (more than the %d left of %d)", ErrTooLarge, *budget, DefaultMaxExpandedLength)
+	}
+	*budget -= size
 	seen := make(map[string]bool, len(expanded))
+	compiled := map[string]segment{} // the expansions share most segments: each is compiled once
 	for _, e := range expanded {
 		if seen[e] {
 			continue
@@ -99,9 +129,12 @@ func Compile(pattern string) (*Pattern, error) {
 		seen[e] = true
 		var segs []segment
 		for _, part := range optimize(splitSlashes(e)) {
-			s, err := compileSegment(part)
-			if err != nil {
-				return nil, err
+			s, ok := compiled[part]
+			if !ok {
+				if s, err = compileSegment(part); err != nil {
+					return nil, err
+				}
+				compiled[part] = s
 			}
 			segs = append(segs, s)
 		}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/servers/filesystem/internal/peers"
 	"go.uber.org/goleak"
@@ -168,4 +169,36 @@ func FuzzCompile(f *testing.F) {
 		}
 		p.Match(path)
 	})
+}
+
+// TestCompileExpansionBounded: brace expansion was bounded by the count
+// of patterns it yields (1024) but not by their length, and each
+// expanded pattern's segments were compiled anew: a 4 KB pattern of ten
+// brace pairs and a thousand "?x" segments compiled a million regular
+// expressions, three minutes of CPU for one exclude pattern of
+// directory_tree. The expanded patterns are now bounded in total length,
+// and a segment met again is not compiled again.
+func TestCompileExpansionBounded(t *testing.T) {
+	braces := strings.Repeat("{a,b}", 10) // 1024 patterns
+	long := braces + "/" + strings.Repeat("?x/", 30) + "y"
+	start := time.Now()
+	if _, err := Compile(long); err == nil {
+		t.Errorf("Compile of 1024 expansions of %d bytes each succeeded after %v, want an error (expanded length bounded)", len(long)-len(braces)+10, time.Since(start))
+	}
+	// Within the bound: 1024 patterns of 15 bytes.
+	if _, err := Compile(braces + "/?x/y"); err != nil {
+		t.Errorf("Compile of 1024 short expansions: %v", err)
+	}
+	// One budget for several patterns: together they cost what one may.
+	budget := DefaultMaxExpandedLength
+	var err error
+	for i := 0; i < 3 && err == nil; i++ {
+		_, err = CompileWithin(strings.Repeat("{a,b}", 9)+"/?x/y", &budget) // 512 patterns of 14 bytes
+	}
+	if err == nil {
+		t.Error("three patterns of 7 KB of expansions each compiled within one budget of 16 KB")
+	}
+	if !MustCompile("{a,b}{c,d}/?x/y").Match("bd/zx/y") {
+		t.Error("a pattern with expansions and shared segments does not match")
+	}
 }
