@@ -136,7 +136,9 @@ func clipText(s string, n int) string {
 // skill's root ("references/FORMS.md") or by its URI, and verifies it
 // against the held entry. A file the entry does not list is not read: it
 // is a *SkillVerificationError ("unlisted"), as the extension says. A
-// nested skill's SKILL.md read this way is plain content.
+// dynamic skill has no manifest: a path or URI is read only if it passes
+// mcp.ValidateSkillFilePath once escaped. A nested skill's SKILL.md read
+// this way is plain content.
 func (l *LoadedSkill) ReadFile(ctx context.Context, name string) ([]byte, error) {
 	uri, err := l.resolve(name)
 	if err != nil {
@@ -171,11 +173,17 @@ func (l *LoadedSkill) resolve(name string) (string, error) {
 		}
 	}
 	if l.Entry.Dynamic {
+		// No manifest: the URI must pass the checks a URI given whole
+		// passes (an escaped backslash or NUL is refused there too).
 		segs := strings.Split(rel, "/")
 		for i, s := range segs {
 			segs[i] = url.PathEscape(s)
 		}
-		return l.dir + "/" + strings.Join(segs, "/"), nil
+		escaped := strings.Join(segs, "/")
+		if err := mcp.ValidateSkillFilePath(escaped); err != nil {
+			return "", fmt.Errorf("mcp client: %q is not a file of the skill: %w", clipText(name, 200), err)
+		}
+		return l.dir + "/" + escaped, nil
 	}
 	return "", &SkillVerificationError{Skill: l.Entry.URI, File: l.dir + "/" + rel, What: "unlisted", Detail: "the held entry does not list the file"}
 }

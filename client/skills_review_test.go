@@ -38,3 +38,36 @@ func TestDynamicSkillReadsStayInTheSkill(t *testing.T) {
 		t.Errorf("reads sent: %q", sent)
 	}
 }
+
+// TestDynamicSkillReadsByPathStayInTheSkill: a dynamic skill's file named
+// by its path was escaped segment by segment and sent without the checks
+// a URI gets: "..\..\secret" went out as skill://pdf-processing/..%5C..%5Csecret,
+// a traversal for a server that maps URIs to Windows paths, which
+// ValidateSkillFilePath refuses in a URI (as it refuses an encoded NUL).
+func TestDynamicSkillReadsByPathStayInTheSkill(t *testing.T) {
+	srv, rc := skillsServer(t, skillsFS(), nil)
+	sess := mcptest.Connect(t, srv, nil)
+	entry := firstSkill(t, sess)
+	dyn := *entry
+	dyn.Resources, dyn.Dynamic = nil, true
+	l, err := sess.LoadSkill(context.Background(), &dyn, &client.LoadSkillOptions{AllowDynamic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(rc.list())
+	for _, name := range []string{`..\..\other\SKILL.md`, `references\..\..\x`, "a\x00b", "%2e%2e/x"} {
+		if _, err := l.ReadFile(context.Background(), name); err == nil {
+			t.Errorf("ReadFile(%q) was read", name)
+		}
+	}
+	sent := rc.list()[before:]
+	for _, uri := range sent {
+		if uri != "skill://pdf-processing/%252e%252e/x" { // a file named "%2e%2e", literally: allowed
+			t.Errorf("read sent: %q", uri)
+		}
+	}
+	// A path the URI checks accept is still read.
+	if _, err := l.ReadFile(context.Background(), "references/a b.md"); err != nil {
+		t.Errorf("ReadFile(references/a b.md): %v", err)
+	}
+}
