@@ -139,7 +139,13 @@
 //     removes. Its error for a missing source names the destination where
 //     2.3.0 names its staging file.
 //   - edit_file refuses a file that is not valid UTF-8, which the official
-//     server would rewrite with its invalid bytes replaced by U+FFFD.
+//     server would rewrite with its invalid bytes replaced by U+FFFD. Its
+//     edits are bounded in work (about 2 GiB of text compared and copied
+//     by the edits of one call: many edits of a large file, or an oldText
+//     of thousands of lines against as many similar lines, fail with "The
+//     edits need too much work"), and the edited text, a dry run's too, in
+//     size (MaxWriteBytes, checked as replacement lines take the file's
+//     indentation): the official server has no bound on either.
 //   - move_file refuses to move an allowed directory itself.
 //   - The texts of invalid-argument errors come from mcpwire's schema
 //     validator; tool schemas omit the $schema member.

@@ -43,7 +43,7 @@ func (c *call) editFile(ctx context.Context, args *editArgs) (string, error) {
 	raw := string(b)
 	crlf := crlfMostly(raw)
 	content := normalizeLineEndings(raw)
-	modified, err := applyEdits(content, args.Edits)
+	modified, err := applyEdits(content, args.Edits, c.opts.MaxWriteBytes)
 	if err != nil {
 		return "", err
 	}
@@ -76,16 +76,65 @@ func crlfMostly(s string) bool {
 	return crlf > strings.Count(s, "\n")-crlf
 }
 
+// editWorkLimit bounds the work of the edits of one call, in bytes
+// passed over: each edit passes over the whole file (to find oldText,
+// and to replace it), and each comparison of a line of oldText with a
+// line of the file counts lineCompareWork. The official server has no
+// bound: there, many edits of a large file, or an oldText of thousands of
+// lines against a file of as many similar ones, take minutes or hours.
+const (
+	editWorkLimit   = 2 << 30
+	lineCompareWork = 128
+)
+
+// editBudget is what the edits of one call may still do: work, and the
+// size of the edited text (maxBytes: even a dry run never builds a file
+// larger than edit_file would write).
+type editBudget struct {
+	work     int64
+	maxBytes int64
+}
+
+// spend takes n from the work left, or says that there is none.
+func (b *editBudget) spend(n int64, index, count int) error {
+	if b.work -= n; b.work < 0 {
+		return errorf("The edits need too much work: edit %d of %d would take the call past %d bytes of text compared and copied (a large file, many edits, or an oldText of many lines against many similar lines). No edits were applied; give fewer edits, or an oldText that matches exactly.", index+1, count, int64(editWorkLimit))
+	}
+	return nil
+}
+
+// fits refuses an edited text that would be larger than maxBytes; more
+// tells that size is only what was counted before the bound was passed.
+func (b *editBudget) fits(size int64, more bool, index, count int) error {
+	if size <= b.maxBytes {
+		return nil
+	}
+	orMore := ""
+	if more {
+		orMore = " or more"
+	}
+	return errorf("Content too large: the edited file would have %d bytes%s, more than the limit of %d bytes that edit_file writes (edit %d of %d). No edits were applied.", size, orMore, b.maxBytes, index+1, count)
+}
+
 // applyEdits applies the edits in order, as the official server does:
 // each replaces the first exact occurrence of its oldText or, failing
 // that, the first run of whole lines equal to oldText's lines once
 // trimmed (a final newline of oldText ends its last line and must be
-// there in the file), newText then taking the file's indentation.
-func applyEdits(content string, edits []edit) (string, error) {
+// there in the file), newText then taking the file's indentation. The
+// work and the size of the result are bounded (editBudget); maxBytes is
+// the largest edited text.
+func applyEdits(content string, edits []edit, maxBytes int64) (string, error) {
+	b := &editBudget{work: editWorkLimit, maxBytes: maxBytes}
 	for index, e := range edits {
 		oldText := normalizeLineEndings(e.OldText)
 		newText := normalizeLineEndings(e.NewText)
+		if err := b.spend(int64(len(content))+int64(len(oldText))+int64(len(newText)), index, len(edits)); err != nil {
+			return "", err
+		}
 		if strings.Contains(content, oldText) {
+			if err := b.fits(int64(len(content)-len(oldText)+len(newText)), false, index, len(edits)); err != nil {
+				return "", err
+			}
 			content = strings.Replace(content, oldText, newText, 1)
 			continue
 		}
@@ -102,11 +151,23 @@ func applyEdits(content string, edits []edit) (string, error) {
 		if oldEndsLine {
 			lastStart--
 		}
+		// Splitting the file, finding its indentation and joining it
+		// again pass over it twice more.
+		if err := b.spend(2*int64(len(content)), index, len(edits)); err != nil {
+			return "", err
+		}
 		found := false
+		trimmed := make([]string, len(oldLines))
+		for j, ol := range oldLines {
+			trimmed[j] = jsTrim(ol)
+		}
 		for i := 0; i <= lastStart; i++ {
 			match := true
-			for j, ol := range oldLines {
-				if jsTrim(ol) != jsTrim(lines[i+j]) {
+			for j := range oldLines {
+				if err := b.spend(lineCompareWork, index, len(edits)); err != nil {
+					return "", err
+				}
+				if trimmed[j] != jsTrim(lines[i+j]) {
 					match = false
 					break
 				}
@@ -116,10 +177,24 @@ func applyEdits(content string, edits []edit) (string, error) {
 			}
 			editUnit := indentUnit(append(append([]string(nil), oldLines...), replLines...))
 			fileUnit := indentUnit(lines)
+			// The replacement lines take the file's indentation, which a
+			// long indentation (or unit) and many lines could multiply:
+			// each line's size is counted before it is made.
+			size := int64(len(content))
+			for _, l := range lines[i : i+len(oldLines)] {
+				size -= int64(len(l)) + 1
+			}
 			newLines := make([]string, len(replLines))
 			for j, l := range replLines {
 				k := min(j, len(oldLines)-1)
-				newLines[j] = reindentLine(l, lines[i+k], oldLines[k], editUnit, fileUnit)
+				r := reindent(l, lines[i+k], oldLines[k], editUnit, fileUnit)
+				if size += r.size() + 1; size > b.maxBytes {
+					return "", b.fits(size, true, index, len(edits))
+				}
+				if err := b.spend(r.size(), index, len(edits)); err != nil {
+					return "", err
+				}
+				newLines[j] = r.base + strings.Repeat(r.unit, r.n) + r.body
 			}
 			cut := len(oldLines)
 			if oldEndsLine && !newEndsLine {
@@ -166,33 +241,43 @@ func indentUnit(lines []string) string {
 	return strings.Repeat(" ", narrowest)
 }
 
-// reindentLine gives a replacement line the indentation of the file line
+// reindented is a line as reindent makes it: base, unit n times,
+// body; its size is known before it is made.
+type reindented struct {
+	base, unit string
+	n          int
+	body       string
+}
+
+func (r reindented) size() int64 {
+	return int64(len(r.base)) + int64(len(r.unit))*int64(r.n) + int64(len(r.body))
+}
+
+// reindent gives a replacement line the indentation of the file line
 // it replaces, shifted by its own indentation's difference from the
 // oldText line that matched; in indent levels when the edit and the file
 // indent with different characters (tabs and spaces).
-func reindentLine(line, fileLine, oldLine, editUnit, fileUnit string) string {
+// The line is returned in parts (reindented), to be measured before it
+// is made.
+func reindent(line, fileLine, oldLine, editUnit, fileUnit string) reindented {
 	body := jsTrimStart(line)
 	if body == "" {
-		return line
+		return reindented{base: line}
 	}
 	fileIndent := jsIndentRunes(fileLine)
 	newIndent := jsIndentRunes(line)
 	delta := len(newIndent) - len(jsIndentRunes(oldLine))
-	var indent string
 	switch {
 	case editUnit != "" && fileUnit != "" && (editUnit == "\t") != (fileUnit == "\t"):
 		levels := delta / len(editUnit) // truncated, as Math.trunc
 		if levels >= 0 {
-			indent = string(fileIndent) + strings.Repeat(fileUnit, levels)
-		} else {
-			indent = string(fileIndent[:max(0, len(fileIndent)+levels*len(fileUnit))])
+			return reindented{base: string(fileIndent), unit: fileUnit, n: levels, body: body}
 		}
+		return reindented{base: string(fileIndent[:max(0, len(fileIndent)+levels*len(fileUnit))]), body: body}
 	case delta >= 0:
-		indent = string(fileIndent) + string(newIndent[len(newIndent)-delta:])
-	default:
-		indent = string(fileIndent[:max(0, len(fileIndent)+delta)])
+		return reindented{base: string(fileIndent) + string(newIndent[len(newIndent)-delta:]), body: body}
 	}
-	return indent + body
+	return reindented{base: string(fileIndent[:max(0, len(fileIndent)+delta)]), body: body}
 }
 
 // What the no-match error shows, as the official server shows it.
