@@ -53,7 +53,8 @@
 // not a fast-forward unless allow_merge_commit; a merge that stops on a
 // conflict is aborted. git_stash pop starts only on a tree without
 // changes to tracked files, and one that conflicts is undone (the entry
-// is kept). A failed call leaves no merge or stash half done.
+// is kept; the untracked files it restored are removed again). A failed
+// call leaves no merge or stash half done.
 //
 // The annotations (readOnlyHint, destructiveHint, idempotentHint,
 // openWorldHint) are the official server's.

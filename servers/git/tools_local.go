@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -132,8 +134,17 @@ func (r *Repository) stash(ctx context.Context, _ *server.Request, in stashArgs)
 		if err := r.cleanTree(ctx, "pop a stash"); err != nil {
 			return nil, err
 		}
+		created, err := r.stashUntracked(ctx, entry)
+		if err != nil {
+			return nil, err
+		}
+		defer created.close()
 		if _, err := r.run(ctx, nil, r.maxOutput, "stash", "pop", "--quiet", entry); err != nil {
-			if uerr := r.undo(ctx); uerr != nil {
+			uerr := r.undo(ctx)
+			if uerr == nil {
+				uerr = created.remove()
+			}
+			if uerr != nil {
 				return nil, fmt.Errorf("%w; undoing the pop failed too: %v", err, uerr)
 			}
 			return nil, fmt.Errorf("%w\nthe pop was undone: the working tree is as it was, and %s is kept", err, entry)
@@ -141,6 +152,79 @@ func (r *Repository) stash(ctx context.Context, _ *server.Request, in stashArgs)
 		return server.TextResult("Popped " + entry), nil
 	}
 	return nil, fmt.Errorf("invalid action '%s': list, show, push or pop", in.Action)
+}
+
+// untrackedFiles are the untracked files of a stash entry that a pop
+// would create: those missing before it, and the directories missing
+// with them. A pop that fails after restoring them (a conflict in a
+// tracked file) leaves them, which reset --hard does not remove.
+type untrackedFiles struct {
+	root  *os.Root
+	files []string
+	dirs  []string // missing before the pop, deepest first
+}
+
+// stashUntracked lists the untracked files of entry (its third parent)
+// that do not exist now.
+func (r *Repository) stashUntracked(ctx context.Context, entry string) (*untrackedFiles, error) {
+	u := &untrackedFiles{}
+	if _, err := r.run(ctx, nil, maxArgLen, "rev-parse", "--verify", "--quiet", "refs/"+entry+"^3"); err != nil {
+		var gerr *gitError
+		if errors.As(err, &gerr) {
+			return u, nil // no untracked files in the entry
+		}
+		return nil, err
+	}
+	out, err := r.run(ctx, nil, r.maxOutput, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "refs/"+entry+"^3")
+	if err != nil {
+		return nil, err
+	}
+	if out.cut {
+		return nil, fmt.Errorf("cannot pop %s: it holds too many untracked files to undo the pop if it failed (more than %d bytes of names)", entry, r.maxOutput)
+	}
+	if u.root, err = os.OpenRoot(r.root); err != nil {
+		return nil, err
+	}
+	dirs := map[string]bool{}
+	for _, name := range strings.Split(strings.TrimSuffix(out.text, "\x00"), "\x00") {
+		if name == "" {
+			continue
+		}
+		p := filepath.FromSlash(name)
+		if _, err := u.root.Lstat(p); err == nil {
+			continue // the pop refuses to write over it
+		}
+		u.files = append(u.files, p)
+		for d := filepath.Dir(p); d != "." && !dirs[d]; d = filepath.Dir(d) {
+			if _, err := u.root.Lstat(d); err == nil {
+				break
+			}
+			dirs[d] = true
+			u.dirs = append(u.dirs, d)
+		}
+	}
+	slices.SortFunc(u.dirs, func(a, b string) int { return len(b) - len(a) })
+	return u, nil
+}
+
+// remove removes the files, and the directories left empty, that a
+// failed pop created.
+func (u *untrackedFiles) remove() error {
+	for _, f := range u.files {
+		if err := u.root.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing %s, restored by the pop: %w", f, err)
+		}
+	}
+	for _, d := range u.dirs {
+		u.root.Remove(d) // only when empty
+	}
+	return nil
+}
+
+func (u *untrackedFiles) close() {
+	if u.root != nil {
+		u.root.Close()
+	}
 }
 
 func (r *Repository) tag(ctx context.Context, _ *server.Request, in tagArgs) (*mcp.CallToolResult, error) {
