@@ -44,9 +44,10 @@
 // "+refs/*:refs/*", "a:b", "main~1" and "-f" are refused), and the server
 // writes the refspec; nothing is ever forced. The ext:: transport is
 // off, and git never prompts: it runs without a controlling terminal
-// (its own session, killed whole at its time limit), with empty askpass
-// programs and no credential helper (credentials come from an ssh
-// agent). Each remote command has Options.RemoteTimeout, and a URL's
+// (its own session, stopped whole at its time limit or when its call is
+// cancelled: SIGTERM, on which git removes its lock files, then SIGKILL
+// two seconds later), with empty askpass programs and no credential
+// helper (credentials come from an ssh agent). Each remote command has Options.RemoteTimeout, and a URL's
 // credentials never show in a result.
 //
 // git_pull fast-forwards or changes nothing. git_merge refuses what is

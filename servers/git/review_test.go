@@ -1,10 +1,12 @@
 package git_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/servers/git"
 )
@@ -47,5 +49,45 @@ func TestGitStashPopUndoRemovesRestoredUntracked(t *testing.T) {
 	s.ok(git.ToolStash, m{"action": "pop"})
 	if b, _ := os.ReadFile(filepath.Join(dir, "untracked.txt")); string(b) != "u\n" {
 		t.Errorf("the kept entry's untracked file after a second pop: %q", b)
+	}
+}
+
+// TestGitKilledAtItsTimeLeavesNoLock: git was killed with SIGKILL at its
+// time limit (or when the call was cancelled), so it could not remove
+// the lock files it held: a merge stopped while a ref was being updated
+// left .git/HEAD.lock or refs/heads/main.lock, and every later command
+// that writes the ref failed ("Unable to create '.../HEAD.lock': File
+// exists"), the undo of the merge first. Git is now asked to stop
+// (SIGTERM, on which it removes its locks) before it is killed.
+func TestGitKilledAtItsTimeLeavesNoLock(t *testing.T) {
+	dir := newRepo(t)
+	gitCmd(t, dir, "checkout", "-q", "-b", "feature")
+	write(t, dir, "hello.txt", "hello\nfeature\n")
+	gitCmd(t, dir, "commit", "-q", "-am", "feature")
+	gitCmd(t, dir, "checkout", "-q", "main")
+	marker := filepath.Join(t.TempDir(), "slow")
+	hook := "#!/bin/sh\nif [ \"$1\" = prepared ] && [ -e '" + marker + "' ]; then sleep 30; fi\ncat >/dev/null\n"
+	if err := os.WriteFile(filepath.Join(dir, ".git", "hooks", "reference-transaction"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, dir, &git.Options{Timeout: 2 * time.Second})
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := s.refused(git.ToolMerge, m{"branch": "feature"})
+	os.Remove(marker)
+	var locks []string
+	filepath.WalkDir(filepath.Join(dir, ".git"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".lock") {
+			locks = append(locks, strings.TrimPrefix(p, dir+string(filepath.Separator)))
+		}
+		return nil
+	})
+	if len(locks) > 0 {
+		t.Errorf("a merge stopped at its time limit left %v; the call said: %q", locks, text)
+	}
+	// The repository is usable: the same merge succeeds.
+	if text := s.ok(git.ToolMerge, m{"branch": "feature"}); !strings.HasPrefix(text, "Merged 'feature'") {
+		t.Errorf("the merge after: %q", text)
 	}
 }

@@ -85,6 +85,11 @@ func (e *gitError) Error() string {
 
 func (e *gitError) Unwrap() error { return e.err }
 
+// stopDelay is how long git has to stop once asked (at its time limit,
+// or when its call is cancelled: it then removes its lock files) before
+// it is killed.
+const stopDelay = 2 * time.Second
+
 // maxStderr bounds what is kept of a failing git command's stderr.
 const maxStderr = 16 << 10
 
@@ -124,8 +129,7 @@ func (r *Repository) runTimeout(ctx context.Context, timeout time.Duration, stdi
 	cmd := exec.CommandContext(cctx, r.gitPath, full...)
 	cmd.Dir = r.root
 	cmd.Env = r.env
-	cmd.WaitDelay = time.Second
-	detach(cmd) // no controlling terminal: ssh cannot ask on /dev/tty either
+	waited := detach(cmd) // no controlling terminal: ssh cannot ask on /dev/tty either; stopped, not killed at once
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -146,6 +150,7 @@ func (r *Repository) runTimeout(ctx context.Context, timeout time.Duration, stdi
 	}
 	_, _ = io.Copy(io.Discard, stdout)
 	waitErr := cmd.Wait()
+	waited()
 	switch {
 	case cut:
 		return output{text: string(buf), cut: true}, nil
