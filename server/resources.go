@@ -25,6 +25,7 @@ type ResourceHandler func(ctx context.Context, req *Request, params *mcp.ReadRes
 type resourceEntry struct {
 	resource mcp.Resource
 	handler  ResourceHandler
+	skill    bool // a skill's SKILL.md, listed by its skill set (syncSkillResources)
 }
 
 type templateEntry struct {

@@ -104,7 +104,9 @@ type SkillSet struct {
 //
 // The server declares the skills extension and the resources capability
 // from the first set on; each skill's SKILL.md is also listed by
-// resources/list, named and described by its frontmatter.
+// resources/list, named and described by its frontmatter (unless the
+// application registered a resource at that URI: the set leaves it, and
+// its Close and Reload never remove it).
 //
 // The set is scanned now. A file that changed since is noticed when it
 // is read (its digest no longer matches), and skills/get looks for
@@ -425,20 +427,25 @@ func (s *Server) addSkillCapabilities(c *mcp.ServerCapabilities) {
 
 // syncSkillResources makes the resources registry list the SKILL.md of
 // the skills of now rather than those of prev, and announces the change.
+// Only the entries that a skill set put there are removed or replaced: a
+// resource the application registered at a SKILL.md's URI, before or
+// after the set, stays.
 func (s *Server) syncSkillResources(prev, now *snapshot) {
 	changed := false
 	s.mu.Lock()
 	if prev != nil {
 		for uri, e := range prev.byURI {
 			if n, ok := now.lookup(uri); !ok || n.resource.Description != e.resource.Description || *n.resource.Size != *e.resource.Size {
-				changed = s.resources.remove(uri) || changed
+				if r, ok := s.resources.get(uri); ok && r.skill {
+					changed = s.resources.remove(uri) || changed
+				}
 			}
 		}
 	}
 	if now != nil {
 		for _, e := range now.skills {
 			if _, ok := s.resources.get(e.skill.URI); !ok {
-				s.resources.set(e.skill.URI, &resourceEntry{resource: e.resource, handler: s.readSkillFile})
+				s.resources.set(e.skill.URI, &resourceEntry{resource: e.resource, handler: s.readSkillFile, skill: true})
 				changed = true
 			}
 		}

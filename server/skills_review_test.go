@@ -205,3 +205,35 @@ func TestSkillFileNamesDoNotCollideOnceNormalised(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// TestSkillSetCloseKeepsOthersResources: a skill set lists each skill's
+// SKILL.md among the server's resources, unless a resource is registered
+// at that URI already; when the skill went away (Close, Reload), the set
+// removed whatever resource was at the URI, the application's own (added
+// before the set, or after it, replacing the set's) included.
+func TestSkillSetCloseKeepsOthersResources(t *testing.T) {
+	const uri = "skill://pdf-processing/SKILL.md"
+	own := func(context.Context, *server.Request, *mcp.ReadResourceParams, map[string]string) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: uri, Text: "the application's own"}}}, nil
+	}
+	for _, before := range []bool{true, false} {
+		srv := server.New(mcp.Implementation{Name: "s", Version: "1"}, nil)
+		t.Cleanup(func() { srv.Close() })
+		if before {
+			srv.AddResource(&mcp.Resource{URI: uri, Name: "own"}, own)
+		}
+		set, err := srv.AddSkills(skillsFS(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !before {
+			srv.AddResource(&mcp.Resource{URI: uri, Name: "own"}, own)
+		}
+		set.Close()
+		sess := mcptest.Connect(t, srv, nil)
+		res, err := sess.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil || len(res.Contents) != 1 || res.Contents[0].Text != "the application's own" {
+			t.Errorf("added before the set %v: after the set's Close, reading the application's resource: %v", before, err)
+		}
+	}
+}
