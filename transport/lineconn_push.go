@@ -68,6 +68,16 @@ func (c *lineConn) pushLoop(r *pushReader) {
 		if c.tr != nil {
 			c.tr.Observe(Received, frame, msg, err, 0)
 		}
+		// Hold what is written while this message is handled if another
+		// one is buffered already: it will be written with the answers
+		// to those (see NewLineConn). The answer to the last one joins
+		// them: what is held is written before the next read that can
+		// wait (readSlice), or when this delivery lasts (handOff). This
+		// looks at the input buffer, so it comes before delivering is
+		// set: from then on handOff may start the next reader.
+		if !c.hold.Load() && c.lineBuffered() {
+			c.setHold(true)
+		}
 		p.mu.Lock()
 		if p.ended {
 			p.mu.Unlock()
@@ -79,14 +89,6 @@ func (c *lineConn) pushLoop(r *pushReader) {
 		}
 		r.delivering = true
 		p.mu.Unlock()
-		// Hold what is written while this message is handled if another
-		// one is buffered already: it will be written with the answers
-		// to those (see NewLineConn). The answer to the last one joins
-		// them: what is held is written before the next read that can
-		// wait (readSlice), or when this delivery lasts (handOff).
-		if !c.hold.Load() && c.lineBuffered() {
-			c.setHold(true)
-		}
 		p.deliver(msg, err)
 		p.mu.Lock()
 		r.delivering = false

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -250,5 +251,70 @@ func TestLineConnPush(t *testing.T) {
 	case g := <-ch:
 		t.Errorf("a delivery after the end: %v %v", g.m, g.err)
 	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// handOff may come from another goroutine (the engine's timer) at any
+// moment of a delivery: the reader it replaces must not look at the
+// input buffer once the next reader can read it. Under -race, a reader
+// that checked for a buffered line after handing over its turn was
+// reported racing with the next reader's fill of the buffer.
+func TestHandOffWhileHoldingRacesNoRead(t *testing.T) {
+	var in strings.Builder
+	const n = 2000
+	for i := range n {
+		in.WriteString(`{"jsonrpc":"2.0","method":"n","params":{"i":` + strings.Repeat("1", 1+i%5) + "}}\n")
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		// A few lines per write, so that lines are buffered behind the
+		// one delivered, and reading goes on while handOff is called.
+		s := in.String()
+		for len(s) > 0 {
+			k := min(len(s), 300)
+			if _, err := io.WriteString(pw, s[:k]); err != nil {
+				return
+			}
+			s = s[k:]
+		}
+		pw.Close()
+	}()
+	lc := NewLineConn(pr, io.Discard, lineClosers{pr}, nil).(*lineConn)
+	var handOff func()
+	var once sync.Once
+	ready := make(chan struct{})
+	done := make(chan struct{})
+	var got atomic.Int64 // deliveries run at once after a hand-off
+	handOff = lc.Push(func(m jsonrpc.Message, err error) {
+		once.Do(func() { close(ready) })
+		if m == nil {
+			close(done)
+			return
+		}
+		got.Add(1)
+	})
+	<-ready
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				handOff()
+			}
+		}
+	})
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the input was not read to its end within 20s")
+	}
+	close(stop)
+	wg.Wait()
+	lc.Close()
+	if got.Load() != n {
+		t.Errorf("%d messages delivered, want %d", got.Load(), n)
 	}
 }
