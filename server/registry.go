@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"encoding/base64"
 	"slices"
 	"strconv"
@@ -11,15 +12,29 @@ import (
 
 // registry is an ordered map: items are listed in the order they were
 // first added, which keeps lists deterministic across calls.
+//
+// Each name added gets the next number of a sequence that never goes
+// back, and order holds the names by that number. A cursor names the
+// number of the last item of its page, not an offset: an item removed or
+// added between two pages of a walk moves no other item, so a walk never
+// repeats an item nor skips one that was there all along (an item added
+// during the walk comes last, and is listed if the walk has not ended).
 type registry[T any] struct {
-	order []string
+	order []regName // by seq
 	items map[string]T
+	seq   uint64 // the number of the last name added
+}
+
+// A regName is a name of the registry with its sequence number.
+type regName struct {
+	name string
+	seq  uint64
 }
 
 func (r *registry[T]) len() int { return len(r.order) }
 
 // set adds or replaces the item called name; it reports whether it
-// replaced one.
+// replaced one. A replaced item keeps its place.
 func (r *registry[T]) set(name string, v T) bool {
 	if r.items == nil {
 		r.items = make(map[string]T)
@@ -27,7 +42,8 @@ func (r *registry[T]) set(name string, v T) bool {
 	_, replaced := r.items[name]
 	r.items[name] = v
 	if !replaced {
-		r.order = append(r.order, name)
+		r.seq++
+		r.order = append(r.order, regName{name, r.seq})
 	}
 	return replaced
 }
@@ -42,7 +58,7 @@ func (r *registry[T]) remove(name string) bool {
 		return false
 	}
 	delete(r.items, name)
-	r.order = slices.DeleteFunc(r.order, func(n string) bool { return n == name })
+	r.order = slices.DeleteFunc(r.order, func(n regName) bool { return n.name == name })
 	return true
 }
 
@@ -50,45 +66,61 @@ func (r *registry[T]) remove(name string) bool {
 func (r *registry[T]) all() []T {
 	out := make([]T, 0, len(r.order))
 	for _, n := range r.order {
-		out = append(out, r.items[n])
+		out = append(out, r.items[n.name])
 	}
 	return out
 }
 
 // page returns the items of the page that cursor designates (the first
 // page for ""), and the cursor of the next page ("" after the last).
-// Cursors are opaque to clients; they hold an offset, so a list that
-// changes between pages may repeat or skip an item.
+// Cursors are opaque to clients; one that this registry never gave is
+// refused as invalid params.
 func (r *registry[T]) page(cursor mcp.Cursor, size int) ([]T, mcp.Cursor, error) {
 	start := 0
 	if cursor != "" {
-		n, ok := decodeCursor(cursor)
-		if !ok || n > len(r.order) {
+		last, ok := decodeSeqCursor(cursor)
+		if !ok || last > r.seq {
 			return nil, "", jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: invalid cursor")
 		}
-		start = n
+		start, _ = slices.BinarySearchFunc(r.order, last+1, func(n regName, seq uint64) int { return cmp.Compare(n.seq, seq) })
 	}
 	end := min(start+size, len(r.order))
 	out := make([]T, 0, end-start)
 	for _, n := range r.order[start:end] {
-		out = append(out, r.items[n])
+		out = append(out, r.items[n.name])
 	}
 	var next mcp.Cursor
 	if end < len(r.order) {
-		next = encodeCursor(end)
+		next = encodeSeqCursor(r.order[end-1].seq)
 	}
 	return out, next, nil
 }
 
-func encodeCursor(offset int) mcp.Cursor {
-	return mcp.Cursor(base64.RawURLEncoding.EncodeToString([]byte("o" + strconv.Itoa(offset))))
+// encodeSeqCursor is the cursor of the page after the item numbered seq.
+func encodeSeqCursor(seq uint64) mcp.Cursor {
+	return mcp.Cursor(base64.RawURLEncoding.EncodeToString([]byte("s" + strconv.FormatUint(seq, 10))))
 }
 
-func decodeCursor(c mcp.Cursor) (int, bool) {
+func decodeSeqCursor(c mcp.Cursor) (uint64, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(string(c))
-	if err != nil || len(b) < 2 || b[0] != 'o' {
+	if err != nil || len(b) < 2 || b[0] != 's' {
 		return 0, false
 	}
-	n, err := strconv.Atoi(string(b[1:]))
-	return n, err == nil && n >= 0
+	n, err := strconv.ParseUint(string(b[1:]), 10, 64)
+	return n, err == nil
+}
+
+// encodeKeyCursor is the cursor of the page after the entry whose key is
+// last, in a list ordered by key.
+func encodeKeyCursor(last string) mcp.Cursor {
+	return mcp.Cursor(base64.RawURLEncoding.EncodeToString([]byte("k" + last)))
+}
+
+// decodeKeyCursor returns the key of a cursor of encodeKeyCursor.
+func decodeKeyCursor(c mcp.Cursor) (string, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(string(c))
+	if err != nil || len(b) < 2 || b[0] != 'k' {
+		return "", false
+	}
+	return string(b[1:]), true
 }

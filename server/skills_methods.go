@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/jsonrpc"
@@ -23,7 +25,7 @@ func (s *Server) skillSetsFor(r *Request) ([]*SkillSet, error) {
 	return sets, nil
 }
 
-// listSkills answers skills/list: the skills of every set, in order, a
+// listSkills answers skills/list: the skills of every set, by URI, a
 // page at a time. A page ends once its entries reach MaxPageBytes (of the
 // set of its first entry), and holds PageSize entries at most.
 func (s *Server) listSkills(ctx context.Context, r *Request, p *mcp.ListSkillsParams) (any, error) {
@@ -38,13 +40,14 @@ func (s *Server) listSkills(ctx context.Context, r *Request, p *mcp.ListSkillsPa
 			all = append(all, snap.skills...)
 		}
 	}
-	start := 0
-	if p.Cursor != "" {
-		n, ok := decodeCursor(p.Cursor)
-		if !ok || n > len(all) {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: invalid cursor")
-		}
-		start = n
+	// By URI, and a cursor names the last URI of its page: a set
+	// reloaded between two pages (skills/get can make it) moves no
+	// entry, so a walk neither repeats nor skips a skill that was there
+	// all along.
+	slices.SortFunc(all, func(a, b *skillEntry) int { return strings.Compare(a.skill.URI, b.skill.URI) })
+	start, err := keyStart(p.Cursor, len(all), func(i int) string { return all[i].skill.URI })
+	if err != nil {
+		return nil, err
 	}
 	res := &mcp.ListSkillsResult{Skills: []mcp.Skill{}}
 	size, end := 0, start
@@ -59,10 +62,23 @@ func (s *Server) listSkills(ctx context.Context, r *Request, p *mcp.ListSkillsPa
 		end++
 	}
 	if end < len(all) {
-		res.NextCursor = encodeCursor(end)
+		res.NextCursor = encodeKeyCursor(all[end-1].skill.URI)
 	}
 	r.cacheable(&res.ResultType, &res.Meta, &res.TTLMs, &res.CacheScope)
 	return res, nil
+}
+
+// keyStart is where the page that cursor designates starts in a list of n
+// entries ordered by key: after the cursor's key ("" is the first page).
+func keyStart(cursor mcp.Cursor, n int, key func(int) string) (int, error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	last, ok := decodeKeyCursor(cursor)
+	if !ok {
+		return 0, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: invalid cursor")
+	}
+	return sort.Search(n, func(i int) bool { return key(i) > last }), nil
 }
 
 // entrySize estimates the bytes of an entry on the wire.
@@ -194,18 +210,16 @@ func (s *Server) readDirectory(ctx context.Context, r *Request, p *mcp.ReadDirec
 	if !found {
 		return nil, mcp.NotDirectoryError(p.URI)
 	}
-	start := 0
-	if p.Cursor != "" {
-		n, ok := decodeCursor(p.Cursor)
-		if !ok || n > len(children) {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: invalid cursor")
-		}
-		start = n
+	// By URI, a cursor naming the last URI of its page (as listSkills).
+	slices.SortFunc(children, func(a, b mcp.Resource) int { return strings.Compare(a.URI, b.URI) })
+	start, err := keyStart(p.Cursor, len(children), func(i int) string { return children[i].URI })
+	if err != nil {
+		return nil, err
 	}
 	end := min(start+s.opts.PageSize, len(children))
 	res := &mcp.ReadDirectoryResult{Resources: children[start:end:end]}
 	if end < len(children) {
-		res.NextCursor = encodeCursor(end)
+		res.NextCursor = encodeKeyCursor(children[end-1].URI)
 	}
 	r.complete(&res.ResultType, &res.Meta)
 	return res, nil
