@@ -170,7 +170,13 @@ func (t *Transport) presentable(tok *Token) bool {
 // nonce.
 func (t *Transport) setAuthorization(r *http.Request, st *serverState, tok *Token) error {
 	if !tok.bound() {
-		r.Header.Set("Authorization", schemeBearer+" "+tok.AccessToken)
+		st.mu.Lock()
+		if st.bearerFor != tok {
+			st.bearerFor, st.bearer = tok, []string{schemeBearer + " " + tok.AccessToken}
+		}
+		v := st.bearer
+		st.mu.Unlock()
+		r.Header["Authorization"] = v[:1:1] // shared by the requests: an append copies it
 		return nil
 	}
 	if !t.presentable(tok) {

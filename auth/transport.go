@@ -62,6 +62,8 @@ type Transport struct {
 
 	mu      sync.Mutex
 	servers map[string]*serverState
+	lastURL url.URL // the URL of the last request, query and fragment removed
+	lastKey string  // its serverKey
 }
 
 // serverState is what a Transport knows about one MCP server URL.
@@ -73,6 +75,8 @@ type serverState struct {
 	token     *Token
 	failures  map[string]int // step-ups per operation without success
 	dpopNonce string         // the server's latest DPoP-Nonce
+	bearerFor *Token         // the token bearer was made for
+	bearer    []string       // the Authorization header of bearerFor, a Bearer token
 	// forgotten is the last token dropped unused (expired, no refresh):
 	// the next authorization asks again for the scopes it was given for,
 	// so that a step-up is not lost with it.
@@ -163,9 +167,27 @@ func (t *Transport) CloseIdleConnections() {
 // query or fragment.
 func serverKey(u *url.URL) string { return stripQuery(u) }
 
+// requestState returns the state of the server a request to u goes to.
+// The key of the last URL is kept: the requests of a client go to one
+// URL, whose key is then not made again for each.
+func (t *Transport) requestState(u *url.URL) *serverState {
+	c := *u
+	c.RawQuery, c.Fragment, c.ForceQuery = "", "", false // as stripQuery
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c != t.lastURL || t.lastKey == "" {
+		t.lastURL, t.lastKey = c, c.String()
+	}
+	return t.stateLocked(t.lastKey)
+}
+
 func (t *Transport) state(key string) *serverState {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.stateLocked(key)
+}
+
+func (t *Transport) stateLocked(key string) *serverState {
 	st, ok := t.servers[key]
 	if !ok {
 		if len(t.servers) >= maxServers {
@@ -181,35 +203,31 @@ func (t *Transport) state(key string) *serverState {
 }
 
 // RoundTrip implements http.RoundTripper.
+//
+// A request goes out as it came when there is no token to attach (and
+// as a shallow copy with its own header when there is one): its body is
+// not read, and the operation it performs is named only when a step-up
+// needs it. A body without GetBody is read into memory (up to
+// MaxBufferedBody) first, to be sent again after a 401 or a 403.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Header.Get("Authorization") != "" || req.URL == nil {
 		return t.base.RoundTrip(req)
 	}
 	ctx := req.Context()
-	getBody, body, replay, err := t.replayable(req)
+	first, replay, err := t.resendable(req)
 	if err != nil {
 		return nil, err
 	}
-	st := t.state(serverKey(req.URL))
-	op := operation(req, body)
+	st := t.requestState(req.URL)
+	op := operation{req: req, first: first}
 	tok := t.currentToken(ctx, st)
 	authorized := 0     // authorizations run for this request
 	fresh := false      // tok was obtained for this request
 	nonceRetry := false // the request was resent with a new DPoP nonce
 	for tries := 0; ; tries++ {
-		r := req.Clone(ctx)
-		if r.Body, err = getBody(); err != nil {
+		r, err := t.attempt(first, tries, st, tok)
+		if err != nil {
 			return nil, err
-		}
-		r.GetBody = nil
-		if replay {
-			r.GetBody = getBody
-		}
-		if tok != nil {
-			if err := t.setAuthorization(r, st, tok); err != nil {
-				r.Body.Close()
-				return nil, err
-			}
 		}
 		resp, err := t.base.RoundTrip(r)
 		if err != nil {
@@ -244,11 +262,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case resp.StatusCode == http.StatusForbidden:
 			ch, ok := t.challenge(resp.Header, bound)
 			if !ok || ch.Param("error") != "insufficient_scope" || authorized >= t.opts.MaxAuthAttempts ||
-				futile(tok, ch.Scopes()) || !st.mayStepUp(op, t.opts.MaxAuthAttempts) {
+				futile(tok, ch.Scopes()) || !st.mayStepUp(op.name(), t.opts.MaxAuthAttempts) {
 				return resp, nil
 			}
 			drain(resp)
-			st.noteStepUp(op)
+			st.noteStepUp(op.name())
 			var ran bool
 			tok, ran, err = t.stepUp(ctx, st, req, ch, tok)
 			if err != nil {
@@ -260,62 +278,121 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		default:
 			if resp.StatusCode < 400 {
-				st.succeeded(op)
+				st.succeeded(&op)
 			}
 			return resp, nil
 		}
 	}
 }
 
-// replayable makes the request body resendable: GetBody if the request
-// has one, else the body read into memory (bounded). body holds the
-// bytes when they were read (for naming the operation). ok is false for
-// a body too large to keep: getBody then gives it once, and the request
-// is sent once.
-func (t *Transport) replayable(req *http.Request) (getBody func() (io.ReadCloser, error), body []byte, ok bool, err error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return func() (io.ReadCloser, error) { return http.NoBody, nil }, nil, true, nil
-	}
-	if req.GetBody != nil {
-		req.Body.Close()
-		if req.ContentLength > 0 && req.ContentLength <= maxDrain && req.Header.Get(mcp.HeaderMethod) == "" {
-			if rc, err := req.GetBody(); err == nil {
-				body, _ = io.ReadAll(io.LimitReader(rc, maxDrain))
-				rc.Close()
-			}
-		}
-		return req.GetBody, body, true, nil
+// resendable returns the request of the first try and whether it can be
+// sent again. A request without a body, or whose body GetBody fetches
+// again, is its own first try. Another's body is read into memory
+// (bounded): the first try is a copy of the request with that body and a
+// GetBody; a body too large to keep is sent once, as it is.
+func (t *Transport) resendable(req *http.Request) (first *http.Request, ok bool, err error) {
+	if req.Body == nil || req.Body == http.NoBody || req.GetBody != nil {
+		return req, true, nil
 	}
 	buf, err := io.ReadAll(io.LimitReader(req.Body, t.opts.MaxBufferedBody+1))
 	if err != nil {
 		req.Body.Close()
-		return nil, nil, false, err
+		return nil, false, err
 	}
+	first = req.WithContext(req.Context()) // a shallow copy
 	if int64(len(buf)) > t.opts.MaxBufferedBody {
 		rest := req.Body
-		once := func() (io.ReadCloser, error) {
-			return struct {
-				io.Reader
-				io.Closer
-			}{io.MultiReader(bytes.NewReader(buf), rest), rest}, nil
-		}
-		return once, nil, false, nil
+		first.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(buf), rest), rest}
+		first.GetBody = nil
+		return first, false, nil
 	}
 	req.Body.Close()
-	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf)), nil }, buf, true, nil
+	first.Body = io.NopCloser(bytes.NewReader(buf))
+	first.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf)), nil }
+	return first, true, nil
 }
 
-// operation names what a request does, for the step-up limit: the HTTP
-// method, the MCP method and its target, from the Mcp-Method and
-// Mcp-Name headers or from the JSON-RPC body.
-func operation(req *http.Request, body []byte) string {
-	method, name := req.Header.Get(mcp.HeaderMethod), req.Header.Get(mcp.HeaderName)
-	if method == "" && body != nil {
-		if calls, ok := parseCalls(body); ok && len(calls) == 1 {
-			method, name = calls[0].Method, calls[0].Name
+// attempt returns the request of try number tries of first, with tok
+// (if not nil) attached. The first try without a token is first itself;
+// otherwise the request is a shallow copy of first with its own header,
+// and after the first try with the body fetched again.
+func (t *Transport) attempt(first *http.Request, tries int, st *serverState, tok *Token) (*http.Request, error) {
+	if tries == 0 && tok == nil {
+		return first, nil
+	}
+	r := first.WithContext(first.Context()) // a shallow copy
+	if tries > 0 && first.Body != nil && first.Body != http.NoBody {
+		body, err := first.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		r.Body = body
+	}
+	if tok == nil {
+		return r, nil
+	}
+	r.Header = first.Header.Clone()
+	if r.Header == nil {
+		r.Header = http.Header{}
+	}
+	if err := t.setAuthorization(r, st, tok); err != nil {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+// An operation names what a request does, for the step-up limit: the
+// HTTP method, the MCP method and its target, from the Mcp-Method and
+// Mcp-Name headers or from the JSON-RPC body. It is named when first
+// needed (after a 403, or on success once step-ups have failed), reading
+// the body again through GetBody then.
+type operation struct {
+	req   *http.Request // the caller's request
+	first *http.Request // the request of the first try, whose GetBody gives the body
+	op    string
+	named bool
+}
+
+// name returns the operation's name.
+func (o *operation) name() string {
+	if o.named {
+		return o.op
+	}
+	method, name := o.req.Header.Get(mcp.HeaderMethod), o.req.Header.Get(mcp.HeaderName)
+	if method == "" {
+		if body := o.body(); body != nil {
+			if calls, ok := parseCalls(body); ok && len(calls) == 1 {
+				method, name = calls[0].Method, calls[0].Name
+			}
 		}
 	}
-	return req.Method + " " + method + " " + name
+	o.op, o.named = o.req.Method+" "+method+" "+name, true
+	return o.op
+}
+
+// body returns the body of the request, up to maxDrain bytes (nil for
+// a longer one, or one that cannot be read again).
+func (o *operation) body() []byte {
+	f := o.first
+	if f.GetBody == nil || f.Body == nil || f.Body == http.NoBody || f.ContentLength > maxDrain {
+		return nil
+	}
+	rc, err := f.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, maxDrain+1))
+	if err != nil || len(b) > maxDrain {
+		return nil
+	}
+	return b
 }
 
 // futile reports whether a step-up for need cannot help: the token
@@ -358,10 +435,19 @@ func (st *serverState) noteStepUp(op string) {
 	st.failures[op]++
 }
 
-func (st *serverState) succeeded(op string) {
+// succeeded forgets the step-ups of op, which succeeded. It names the
+// operation only when some failed.
+func (st *serverState) succeeded(op *operation) {
+	st.mu.Lock()
+	none := len(st.failures) == 0
+	st.mu.Unlock()
+	if none {
+		return
+	}
+	name := op.name()
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	delete(st.failures, op)
+	delete(st.failures, name)
 }
 
 // currentToken returns the token to send to st's server, renewing it
