@@ -1,7 +1,6 @@
 package streamable
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -61,6 +60,18 @@ type ClientOptions struct {
 	// which sends them as net/http does at a fraction of its cost, with
 	// the dialer and limits of that http.Transport.
 	HTTPClient *http.Client
+	// WrapTransport, if set, puts the caller's layers over the
+	// transport's own HTTP client (HTTPClient nil; ignored otherwise):
+	// it is called once, by NewTransport, with the RoundTripper that
+	// sends the requests, and returns the one to send them through, such
+	// as an authorization layer (package auth's Transport) wrapping it.
+	// Every request goes through the layers; the POST of a call that
+	// reaches the RoundTripper below them as it left the transport
+	// (same method, URL, Host and body, unread) still goes through the
+	// HTTP/1.1 client described above, all else through net/http. There,
+	// of the hooks of an httptrace.ClientTrace in the request's context,
+	// only WroteRequest is called.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 	// Header is added to every request: authorization, for instance. The
 	// transport's own headers win over it.
 	Header http.Header
@@ -162,7 +173,8 @@ type Transport struct {
 	url     string
 	opts    ClientOptions
 	client  *http.Client
-	ownIdle *http.Transport // the transport of a client of our own, else nil
+	ownIdle *http.Transport   // the transport of a client of our own, else nil
+	wrapped http.RoundTripper // ClientOptions.WrapTransport's layers over ownTransport, else nil
 	dec     *jsonrpc.Decoder
 	log     *slog.Logger
 
@@ -206,8 +218,16 @@ func NewTransport(url string, opts *ClientOptions) *Transport {
 			t.ownIdle = dt.Clone()
 			t.ownIdle.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
 			t.client = &http.Client{Transport: t.ownIdle}
+			if o.WrapTransport != nil {
+				if rt := o.WrapTransport(ownTransport{t.ownIdle}); rt != nil {
+					t.wrapped, t.client.Transport = rt, rt
+				}
+			}
 		} else {
 			t.client = &http.Client{}
+			if o.WrapTransport != nil {
+				t.client.Transport = o.WrapTransport(http.DefaultTransport)
+			}
 		}
 	}
 	t.log = o.Logger
@@ -306,7 +326,7 @@ type clientCall struct {
 	runner    *clientRunner
 	trace     httptrace.ClientTrace
 	body      []byte
-	reader    bytes.Reader
+	reader    callBody
 }
 
 // A clientItem is what Read returns next.

@@ -5,6 +5,8 @@ package streamable_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/client"
@@ -45,6 +47,56 @@ func TestClientCallAllocs(t *testing.T) {
 			})
 			if allocs > 50 {
 				t.Errorf("%.0f allocations per tools/call, want at most 50", allocs)
+			}
+		})
+	}
+}
+
+// TestClientCallAllocsThroughLayers: with layers of the caller over the
+// transport's own HTTP client (ClientOptions.WrapTransport; here one
+// that passes each request on), a tools/call still goes through the
+// HTTP/1.1 client, at most 6 allocations above the bound without them
+// (the request that the layers see, and its context).
+func TestClientCallAllocsThroughLayers(t *testing.T) {
+	for _, era := range []struct {
+		name    string
+		version mcp.Version
+		sse     bool
+	}{
+		{"modern/json", "", false},
+		{"legacy/json", mcp.Version20251125, false},
+		{"legacy/sse", mcp.Version20251125, true},
+	} {
+		t.Run(era.name, func(t *testing.T) {
+			srv := newCannedServer(t, era.sse)
+			defer srv.close()
+			ctx := context.Background()
+			var through atomic.Int64
+			wrap := func(next http.RoundTripper) http.RoundTripper {
+				return layerFunc(func(r *http.Request) (*http.Response, error) {
+					through.Add(1)
+					return next.RoundTrip(r)
+				})
+			}
+			c := client.New(mcp.Implementation{Name: "allocs", Version: "1"}, &client.Options{Version: era.version})
+			sess, err := c.Connect(ctx, streamable.NewTransport(srv.url, &streamable.ClientOptions{WrapTransport: wrap}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			args := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(echoArgs)}
+			before := through.Load()
+			allocs := testing.AllocsPerRun(300, func() {
+				if _, err := sess.CallTool(ctx, args); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if n := through.Load() - before; n < 301 {
+				t.Errorf("%d requests through the layer for 301 calls", n)
+			}
+			t.Logf("%.0f allocations per tools/call", allocs)
+			if allocs > 56 {
+				t.Errorf("%.0f allocations per tools/call, want at most 56", allocs)
 			}
 		})
 	}

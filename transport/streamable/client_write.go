@@ -233,7 +233,7 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 func (c *ClientConn) sendCall(ctx context.Context, call *clientCall, hdr http.Header, body []byte) (*http.Response, error) {
 	var resp *http.Response
 	var err error
-	if c.h1 != nil && len(body) <= h1MaxBody {
+	if c.h1 != nil && c.t.wrapped == nil && len(body) <= h1MaxBody {
 		resp, err = c.h1.roundTrip(ctx, hdr, body, call.trace.WroteRequest)
 		if err == nil && resp.StatusCode/100 != 2 {
 			resp.Request = &http.Request{Method: http.MethodPost, URL: c.u, Header: hdr, Host: c.host} // for the errors that name it
@@ -241,6 +241,11 @@ func (c *ClientConn) sendCall(ctx context.Context, call *clientCall, hdr http.He
 	} else {
 		call.body = body
 		call.reader.Reset(body)
+		var rb io.ReadCloser = io.NopCloser(&call.reader.Reader)
+		if c.t.wrapped != nil {
+			call.reader.conn, call.reader.call = c, call
+			rb = &call.reader // for ownTransport, below the caller's layers
+		}
 		req := (&http.Request{
 			Method:        http.MethodPost,
 			URL:           c.u,
@@ -248,15 +253,19 @@ func (c *ClientConn) sendCall(ctx context.Context, call *clientCall, hdr http.He
 			ProtoMajor:    1,
 			ProtoMinor:    1,
 			Header:        hdr,
-			Body:          io.NopCloser(&call.reader),
+			Body:          rb,
 			GetBody:       call.getBody,
 			ContentLength: int64(len(body)),
 			Host:          c.host,
 		}).WithContext(httptrace.WithClientTrace(ctx, &call.trace))
-		if !c.direct {
+		switch {
+		case !c.direct:
 			return c.t.client.Do(req)
+		case c.t.wrapped != nil:
+			resp, err = c.t.wrapped.RoundTrip(req)
+		default:
+			resp, err = c.t.ownIdle.RoundTrip(req)
 		}
-		resp, err = c.t.ownIdle.RoundTrip(req)
 	}
 	if err != nil {
 		if tlsErr, ok := err.(tls.RecordHeaderError); ok && string(tlsErr.RecordHeader[:]) == "HTTP/" {

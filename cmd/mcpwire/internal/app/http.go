@@ -23,9 +23,17 @@ import (
 // An MCP server named by --url is reached over Streamable HTTP; the
 // client falls back to the older HTTP+SSE transport by itself when the
 // server refuses initialize as such servers do. Requests go through
-// three layers:
+// three layers, over the streamable transport's own HTTP client
+// (streamable.ClientOptions.WrapTransport):
 //
-//	streamable client ─► watch (errors) ─► auth.Transport ─► watch (challenges) ─► net/http
+//	streamable client ─► watch (errors) ─► auth.Transport ─► watch (challenges) ─► HTTP/1.1 client or net/http
+//
+// The POST of a call that reaches the bottom with the streamable
+// client's body, URL and Host (with or without a token: auth.Transport
+// changes only headers) goes through the transport's HTTP/1.1 client; a
+// retry after a 401 or 403 (its body fetched again), the other requests,
+// those of Target.WrapHTTP's recorder (which replaces the body) and
+// those of mcpwire check go through net/http.
 //
 // auth.Transport sends the token of the token store that belongs to the
 // server, renewing it with its refresh token when it has expired (and
@@ -43,12 +51,14 @@ import (
 
 // connectHTTP builds the link to the MCP server at t.URL.
 func connectHTTP(t *Target, log *slog.Logger) (*Link, error) {
-	client, hdr, w, release, err := httpClient(t, log)
+	l, err := newHTTPLayers(t, log)
 	if err != nil {
 		return nil, err
 	}
-	tr := streamable.NewTransport(t.URL, &streamable.ClientOptions{HTTPClient: client, Header: hdr, Logger: log, Observer: t.Observer})
-	return &Link{Transport: tr, diagnose: w.diagnose, release: release}, nil
+	tr := streamable.NewTransport(t.URL, &streamable.ClientOptions{WrapTransport: l.wrap, Header: l.header, Logger: log, Observer: t.Observer})
+	// The streamable transport closes its idle connections with the
+	// session; the authorization client's are closed here.
+	return &Link{Transport: tr, diagnose: l.watch.diagnose, release: l.auth.CloseIdleConnections}, nil
 }
 
 // An HTTPLink is what a verb needs to make its own HTTP requests to the
@@ -67,29 +77,41 @@ type HTTPLink struct {
 // HTTPLink returns the HTTP client and headers of the target t, which
 // names a server by URL.
 func (a *App) HTTPLink(t *Target) (*HTTPLink, error) {
-	client, hdr, w, release, err := httpClient(t, a.Logger())
+	l, err := newHTTPLayers(t, a.Logger())
 	if err != nil {
 		return nil, err
 	}
-	return &HTTPLink{Client: client, Header: hdr, Release: release, Explain: w.diagnose}, nil
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxIdleConnsPerHost = streamable.DefaultMaxIdleConnsPerHost // Go's 2 would reopen connections
+	client := &http.Client{Transport: l.wrap(base)}
+	release := func() {
+		l.auth.CloseIdleConnections() // the authorization client's
+		base.CloseIdleConnections()
+	}
+	return &HTTPLink{Client: client, Header: l.header, Release: release, Explain: l.watch.diagnose}, nil
 }
 
-// httpClient builds the HTTP client of t (see the top of this file), its
-// headers, what watches its errors, and what frees its connections.
-func httpClient(t *Target, log *slog.Logger) (*http.Client, http.Header, *httpWatch, func(), error) {
+// httpLayers are the layers of the HTTP requests to the server of a
+// target (see the top of this file), its headers, and what watches its
+// errors.
+type httpLayers struct {
+	header    http.Header
+	watch     *httpWatch
+	auth      *auth.Transport
+	challenge *challengeWatch // below auth: its next is set by wrap
+	wrapHTTP  func(http.RoundTripper) http.RoundTripper
+}
+
+// newHTTPLayers builds the layers of t; wrap puts them over the
+// RoundTripper that sends the requests, once.
+func newHTTPLayers(t *Target, log *slog.Logger) (*httpLayers, error) {
 	u, err := url.Parse(t.URL)
 	if err != nil {
-		return nil, nil, nil, nil, UsageErrorf("--url %q: %v", t.URL, err)
+		return nil, UsageErrorf("--url %q: %v", t.URL, err)
 	}
 	hdr := make(http.Header)
 	for _, h := range t.Headers {
 		hdr.Add(h.Key, h.Value)
-	}
-	base := http.DefaultTransport.(*http.Transport).Clone()
-	base.MaxIdleConnsPerHost = streamable.DefaultMaxIdleConnsPerHost // Go's 2 would reopen connections under -c N
-	var wire http.RoundTripper = base
-	if t.WrapHTTP != nil {
-		wire = t.WrapHTTP(base)
 	}
 	w := &httpWatch{url: t.URL, login: "--url " + t.URL, authHeader: hdr.Get("Authorization") != ""}
 	if t.Config != nil {
@@ -99,20 +121,26 @@ func httpClient(t *Target, log *slog.Logger) (*http.Client, http.Header, *httpWa
 	if t.TokenStore != "" {
 		store = auth.NewFileTokenStore(t.TokenStore)
 	}
-	at, err := auth.NewTransport(&challengeWatch{w: w, next: wire}, &auth.ClientOptions{
+	cw := &challengeWatch{w: w}
+	at, err := auth.NewTransport(cw, &auth.ClientOptions{
 		Store:             store,
 		AllowLoopbackHTTP: IsLoopback(u),
 		Logger:            log,
 	})
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, err
 	}
-	client := &http.Client{Transport: &errorWatch{w: w, next: at}}
-	release := func() {
-		at.CloseIdleConnections() // base's and the authorization client's
-		base.CloseIdleConnections()
+	return &httpLayers{header: hdr, watch: w, auth: at, challenge: cw, wrapHTTP: t.WrapHTTP}, nil
+}
+
+// wrap puts the layers over wire, which sends the requests (through
+// Target.WrapHTTP's layer, if any).
+func (l *httpLayers) wrap(wire http.RoundTripper) http.RoundTripper {
+	if l.wrapHTTP != nil {
+		wire = l.wrapHTTP(wire)
 	}
-	return client, hdr, w, release, nil
+	l.challenge.next = wire
+	return &errorWatch{w: l.watch, next: l.auth}
 }
 
 // IsLoopback reports whether u names this machine. Authorization
