@@ -109,6 +109,20 @@
 //	httpClient := &http.Client{Transport: tr}
 //	// give httpClient to the Streamable HTTP client transport
 //
+// Or put the Transport over the Streamable HTTP transport's own client,
+// with streamable.ClientOptions.WrapTransport (NewTransport with the
+// RoundTripper it is given as base): the calls then still go through
+// that transport's HTTP/1.1 client, at a fraction of net/http's cost.
+//
+// A request costs the Transport little when it has nothing to do: without
+// a token it goes on as it came (its body neither read nor copied), with
+// one as a shallow copy with its own header. The operation that the
+// step-up limit counts (below) is named from the Mcp-Method and Mcp-Name
+// headers, or from the JSON-RPC body fetched again through GetBody, only
+// after a 403 asks for a step-up. A body without GetBody is read into
+// memory first (up to ClientOptions.MaxBufferedBody), to be sent again
+// after a 401 or a 403.
+//
 // The Transport sends the token it holds for the MCP server a request
 // goes to (and only to that server). On 401 it runs discovery:
 //

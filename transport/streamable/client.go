@@ -58,7 +58,8 @@ type ClientOptions struct {
 	// POSTs of calls to a plain http:// URL that no proxy serves (bodies
 	// up to 32 KiB) go through an HTTP/1.1 client of the transport's own,
 	// which sends them as net/http does at a fraction of its cost, with
-	// the dialer and limits of that http.Transport.
+	// the dialer and limits of that http.Transport; so do they with
+	// WrapTransport's layers over it.
 	HTTPClient *http.Client
 	// WrapTransport, if set, puts the caller's layers over the
 	// transport's own HTTP client (HTTPClient nil; ignored otherwise):
@@ -68,9 +69,9 @@ type ClientOptions struct {
 	// Every request goes through the layers; the POST of a call that
 	// reaches the RoundTripper below them as it left the transport
 	// (same method, URL, Host and body, unread) still goes through the
-	// HTTP/1.1 client described above, all else through net/http. There,
-	// of the hooks of an httptrace.ClientTrace in the request's context,
-	// only WroteRequest is called.
+	// HTTP/1.1 client described above, all else through net/http. For
+	// a request the HTTP/1.1 client sends, only the WroteRequest hook of
+	// an httptrace.ClientTrace in its context is called.
 	WrapTransport func(http.RoundTripper) http.RoundTripper
 	// Header is added to every request: authorization, for instance. The
 	// transport's own headers win over it.
