@@ -67,6 +67,23 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 }
 
+// TestWriteJSONAsAppendJSON: WriteJSON writes what AppendJSON makes, for
+// records with a message, a raw frame, and neither.
+func TestWriteJSONAsAppendJSON(t *testing.T) {
+	raw := "not \"json\" \xff"
+	for _, r := range []Record{
+		{Time: t0, From: FromClient, Message: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), Transport: "stdio", Session: "s", Status: 200, Method: "ping", LatencyMS: 1.5, Error: "e"},
+		{Time: t0, From: FromServer, Raw: &raw, Error: "not JSON"},
+		{Time: t0, From: FromServer},
+	} {
+		var out bytes.Buffer
+		buf, err := r.WriteJSON(&out, make([]byte, 3))
+		if err != nil || out.String() != string(r.AppendJSON(nil)) || len(buf) == 0 {
+			t.Errorf("WriteJSON wrote %s (%v); AppendJSON makes %s", out.String(), err, r.AppendJSON(nil))
+		}
+	}
+}
+
 // TestRecordsReadByJQ checks that jq reads a recording, when jq is here.
 func TestRecordsReadByJQ(t *testing.T) {
 	jq, err := exec.LookPath("jq")

@@ -138,21 +138,58 @@ func (r *Record) Decode() (jsonrpc.Message, error) {
 // AppendJSON appends the record as one line of JSON, without its newline.
 // The message goes in as it is, byte for byte.
 func (r *Record) AppendJSON(b []byte) []byte {
+	return r.appendTail(r.appendBody(r.appendHead(b)))
+}
+
+// WriteJSON writes the record to w as AppendJSON makes it, without a
+// newline; its message goes to w as it is, never copied, so that a
+// record of a long frame costs no second copy of it. buf is room for the
+// other members, returned for the next record. (w is best buffered: the
+// record takes three writes.)
+func (r *Record) WriteJSON(w io.Writer, buf []byte) ([]byte, error) {
+	buf = r.appendHead(buf[:0])
+	if r.Raw == nil && len(r.Message) > 0 {
+		if _, err := w.Write(buf); err != nil {
+			return buf, err
+		}
+		if _, err := w.Write(r.Message); err != nil {
+			return buf, err
+		}
+		buf = buf[:0]
+	} else {
+		buf = r.appendBody(buf)
+	}
+	buf = r.appendTail(buf)
+	_, err := w.Write(buf)
+	return buf, err
+}
+
+// appendHead appends the start of the record's JSON, up to its message
+// or raw frame.
+func (r *Record) appendHead(b []byte) []byte {
 	b = append(b, `{"time":`...)
 	b = strconv.AppendQuote(b, r.Time.UTC().Format(time.RFC3339Nano))
 	b = append(b, `,"from":`...)
 	b = strconv.AppendQuote(b, r.From)
 	if r.Raw != nil {
-		b = append(b, `,"raw":`...)
-		b = appendJSONString(b, *r.Raw)
-	} else {
-		b = append(b, `,"message":`...)
-		if len(r.Message) == 0 {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, r.Message...)
-		}
+		return append(b, `,"raw":`...)
 	}
+	return append(b, `,"message":`...)
+}
+
+// appendBody appends the record's message, or its raw frame as a string.
+func (r *Record) appendBody(b []byte) []byte {
+	switch {
+	case r.Raw != nil:
+		return appendJSONString(b, *r.Raw)
+	case len(r.Message) == 0:
+		return append(b, "null"...)
+	}
+	return append(b, r.Message...)
+}
+
+// appendTail appends the members after the message, and the end.
+func (r *Record) appendTail(b []byte) []byte {
 	if r.Transport != "" {
 		b = append(b, `,"transport":`...)
 		b = appendJSONString(b, r.Transport)

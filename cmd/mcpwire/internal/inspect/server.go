@@ -1,7 +1,7 @@
 package inspect
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -346,52 +346,63 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 const streamWriteTimeout = 30 * time.Second
 
 // export writes the frames of the journal as a recording (the format of
-// mcpwire tap --record).
+// mcpwire tap --record), each as the journal holds it: never copied.
 func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 	es, _ := h.in.hub.entries(kindFrame)
 	name := fmt.Sprintf("mcpwire-%s.jsonl", time.Now().Format("20060102-150405"))
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
-	var buf bytes.Buffer
+	bw := bufio.NewWriterSize(w, answerBuffer) // a long frame passes it by
 	for _, e := range es {
-		buf.Write(e.data)
-		buf.WriteByte('\n')
-		if buf.Len() > 1<<20 {
-			if _, err := w.Write(buf.Bytes()); err != nil {
-				return
-			}
-			buf.Reset()
+		bw.Write(e.data)
+		if err := bw.WriteByte('\n'); err != nil {
+			return
 		}
 	}
-	w.Write(buf.Bytes())
+	bw.Flush()
 }
+
+// answerBuffer is the buffer of the answers written as they are made
+// (export, recording): the short records go out together, a longer one
+// straight from where it is.
+const answerBuffer = 64 << 10
 
 // recording reads a recording the page loads, and answers with its
 // records (as JSON, each as the format writes it), or says what is wrong
-// with it.
+// with it. The recording is read once, into one buffer when its length
+// is declared, and the answer written from it as it is made: a recording
+// costs about its size.
 func (h *handler) recording(w http.ResponseWriter, r *http.Request) {
-	recs, err := frames.Read(r.Body)
+	if r.ContentLength > h.in.opts.MaxRecording {
+		fail(w, &http.MaxBytesError{Limit: h.in.opts.MaxRecording})
+		return
+	}
+	recs, err := frames.ReadSize(r.Body, r.ContentLength)
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		fail(w, err)
 		return
 	}
-	var buf bytes.Buffer
-	buf.WriteString(`{"records":[`)
+	w.Header().Set("Content-Type", "application/json")
+	bw := bufio.NewWriterSize(w, answerBuffer)
+	bw.WriteString(`{"records":[`)
+	var buf []byte
 	for i := range recs {
 		if i > 0 {
-			buf.WriteByte(',')
+			bw.WriteByte(',')
 		}
-		buf.Write(recs[i].AppendJSON(nil))
+		var werr error
+		if buf, werr = recs[i].WriteJSON(bw, buf); werr != nil {
+			return // the page went
+		}
 	}
-	buf.WriteByte(']')
+	bw.WriteByte(']')
 	if err != nil {
 		msg, _ := json.Marshal(err.Error())
-		buf.WriteString(`,"error":{"message":`)
-		buf.Write(msg)
-		buf.WriteByte('}')
+		bw.WriteString(`,"error":{"message":`)
+		bw.Write(msg)
+		bw.WriteByte('}')
 	}
-	buf.WriteByte('}')
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(buf.Bytes())
+	bw.WriteByte('}')
+	bw.Flush()
 }
