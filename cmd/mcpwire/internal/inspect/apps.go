@@ -189,7 +189,9 @@ func (a *appsHost) document(w http.ResponseWriter, r *http.Request) {
 // extension's restrictive default (without 'self', which would be the
 // sandbox: the App loads nothing from the network), widened by exactly
 // the sources the interface declares (checked by client.ReadApp: origins
-// only), framed by the inspector only.
+// only), framed by the inspector only, and sandboxed as the page's iframe
+// is (sandbox allow-scripts: an opaque origin, however the document is
+// loaded).
 func appCSP(c *mcp.AppCSP, ancestors string) string {
 	if c == nil {
 		c = &mcp.AppCSP{}
@@ -215,6 +217,7 @@ func appCSP(c *mcp.AppCSP, ancestors string) string {
 		"object-src 'none'",
 		"form-action 'none'",
 		"frame-ancestors " + ancestors,
+		"sandbox allow-scripts",
 	}, "; ")
 }
 

@@ -48,8 +48,8 @@
 //
 // An App (MCP Apps) never runs on the page's origin: its document comes
 // from a second loopback listener, with its own policy, into an iframe
-// with sandbox="allow-scripts" only; apps.go says what it can and cannot
-// do.
+// with sandbox="allow-scripts" only (its policy says sandbox allow-scripts
+// too); apps.go says what it can and cannot do.
 //
 // # The event stream
 //
