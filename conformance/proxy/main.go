@@ -15,8 +15,11 @@
 // must arrive within 10 s, its body within -body-timeout (30 s; 408
 // after it) and be at most -max-body bytes (16 MiB, the largest message
 // mcpwire's peers read; 413 beyond it, whether declared or found on the
-// way); a connection waits 2 minutes at most for its next request. The
-// answers, SSE streams of any length, are not bounded.
+// way); a connection waits 2 minutes at most for its next request. So is
+// the wait on a client: each write of an answer must be taken within
+// -write-timeout (30 s), or the client's connection and the backend's
+// answer are closed, with a line in the log. The answers as a whole, SSE
+// streams of any length, are not bounded.
 package main
 
 import (
@@ -57,6 +60,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	var lim limits
 	fs.Int64Var(&lim.maxBody, "max-body", defaultMaxBody, "refuse a request body over `BYTES` (413)")
 	fs.DurationVar(&lim.bodyTimeout, "body-timeout", defaultBodyTimeout, "refuse a request body that takes longer than `DURATION` to arrive (408)")
+	fs.DurationVar(&lim.writeTimeout, "write-timeout", defaultWriteTimeout, "close the connection of a client that takes longer than `DURATION` to take a write of its answer")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -78,8 +82,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if lim.maxBody <= 0 || lim.bodyTimeout <= 0 {
-		return errors.New("-max-body and -body-timeout must be positive")
+	if lim.maxBody <= 0 || lim.bodyTimeout <= 0 || lim.writeTimeout <= 0 {
+		return errors.New("-max-body, -body-timeout and -write-timeout must be positive")
 	}
 	hs := newServer(newProxy(backends, log.New(stderr, "proxy: ", 0), lim))
 	go func() {
@@ -98,21 +102,24 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 const (
 	defaultMaxBody     = 16 << 20 // jsonrpc.DefaultMaxMessageSize
 	defaultBodyTimeout = 30 * time.Second
-	headerTimeout      = 10 * time.Second
-	idleTimeout        = 2 * time.Minute
+	// defaultWriteTimeout bounds each write of an answer, not the answer.
+	defaultWriteTimeout = 30 * time.Second
+	headerTimeout       = 10 * time.Second
+	idleTimeout         = 2 * time.Minute
 )
 
-// limits bound a request's body: its size, and the time it takes to
-// arrive.
+// limits bound a request's body (its size, and the time it takes to
+// arrive) and the time a client takes to take each write of its answer.
 type limits struct {
-	maxBody     int64
-	bodyTimeout time.Duration
+	maxBody      int64
+	bodyTimeout  time.Duration
+	writeTimeout time.Duration
 }
 
 // newServer returns the proxy's server for h: the headers of a request
 // within headerTimeout, the next request of a connection within
-// idleTimeout (the body's bounds are newProxy's), and no bound on the
-// answers, SSE streams of any length. (http.Server.ReadTimeout would bound
+// idleTimeout (the body's bounds, and each write's, are newProxy's), and
+// no bound on the answers as a whole, SSE streams of any length. (http.Server.ReadTimeout would bound
 // the body too, but it stays set while the answer streams, and ends the
 // stream when it passes.)
 func newServer(h http.Handler) *http.Server {
@@ -142,6 +149,9 @@ func newProxy(backends []*url.URL, errorLog *log.Logger, lim limits) http.Handle
 	}
 	if lim.bodyTimeout <= 0 {
 		lim.bodyTimeout = defaultBodyTimeout
+	}
+	if lim.writeTimeout <= 0 {
+		lim.writeTimeout = defaultWriteTimeout
 	}
 	var next atomic.Uint64
 	p := &httputil.ReverseProxy{
@@ -178,6 +188,12 @@ func newProxy(backends []*url.URL, errorLog *log.Logger, lim limits) http.Handle
 		if err := rc.EnableFullDuplex(); err != nil {
 			errorLog.Printf("full duplex: %v", err)
 		}
+		tw := &timedWriter{ResponseWriter: w, rc: rc, timeout: lim.writeTimeout}
+		tw.arm() // the refusals, before any write of the answer
+		tw.expired = func() {
+			errorLog.Printf("a client did not take its answer within %v: its connection and the backend's answer are closed (%s %s from %s)", lim.writeTimeout, r.Method, r.URL.Path, r.RemoteAddr)
+		}
+		defer tw.arm() // for what the server writes after the handler: the answer's end
 		if r.ContentLength > lim.maxBody {
 			refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body exceeds %d bytes", lim.maxBody))
 			return
@@ -189,9 +205,56 @@ func newProxy(backends []*url.URL, errorLog *log.Logger, lim limits) http.Handle
 			r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, b))
 			r.Body = b
 		}
-		p.ServeHTTP(w, r)
+		p.ServeHTTP(tw, r)
 	})
 }
+
+// A timedWriter is the ResponseWriter of an answer whose every write (and
+// flush) has timeout to be taken by the client: a write deadline on the
+// connection, set before each. A client that stops reading thus fails a
+// write, and ReverseProxy, whose copy of the answer fails, closes the
+// client's connection and the backend's answer. (http.Server's
+// WriteTimeout bounds a whole answer, which would cut SSE streams.)
+type timedWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+	expired func() // called at the first write that timed out
+	once    sync.Once
+}
+
+// arm sets the deadline of the next write.
+func (w *timedWriter) arm() { w.rc.SetWriteDeadline(time.Now().Add(w.timeout)) }
+
+// failed reports a write that timed out.
+func (w *timedWriter) failed(err error) {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		w.once.Do(w.expired)
+	}
+}
+
+func (w *timedWriter) Write(p []byte) (int, error) {
+	w.arm()
+	n, err := w.ResponseWriter.Write(p)
+	if err != nil {
+		w.failed(err)
+	}
+	return n, err
+}
+
+// FlushError flushes the answer under the deadline (ReverseProxy flushes
+// through http.ResponseController, which looks for it).
+func (w *timedWriter) FlushError() error {
+	w.arm()
+	err := w.rc.Flush()
+	if err != nil {
+		w.failed(err)
+	}
+	return err
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (w *timedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // refuse answers with status and a reason, and closes the connection,
 // whose request body is not read to its end.

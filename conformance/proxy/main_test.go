@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -18,14 +19,46 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // syncBuffer is a bytes.Buffer safe for the proxy's concurrent ErrorLog.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // signalled after each write
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wrote == nil {
+		s.wrote = make(chan struct{}, 1)
+	}
+	defer func() {
+		select {
+		case s.wrote <- struct{}{}:
+		default:
+		}
+	}()
 	return s.b.Write(p)
+}
+
+// waitFor waits until the buffer holds text, for d at most, and tells
+// whether it does.
+func (s *syncBuffer) waitFor(text string, d time.Duration) bool {
+	timeout := time.After(d)
+	for {
+		s.mu.Lock()
+		if s.wrote == nil {
+			s.wrote = make(chan struct{}, 1)
+		}
+		done, wrote := strings.Contains(s.b.String(), text), s.wrote
+		s.mu.Unlock()
+		if done {
+			return true
+		}
+		select {
+		case <-wrote:
+		case <-timeout:
+			return false
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {

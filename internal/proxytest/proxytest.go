@@ -2,7 +2,9 @@
 // must get right: test support for conformance/proxy and mcpwire tap,
 // imported by tests only. StreamsCut checks that Streamable HTTP answers
 // pass whole; Smuggle, that a body the upstream did not read is never
-// read as requests of its own.
+// read as requests of its own; CheckBodyTimeout and CheckStalledReader,
+// that a client slow to send its body, or that never reads its answer,
+// is let go of.
 //
 // The case StreamsCut reproduces: a server that answers a POST as soon as it has
 // read the body, with an SSE stream whose first event goes out at once and

@@ -56,6 +56,11 @@ type HTTPTap struct {
 	// is closed. Default DefaultBodyTimeout. The answer (an SSE stream
 	// may last as long as it likes) has no such bound.
 	BodyTimeout time.Duration
+	// WriteTimeout bounds each write of an answer to its client: a
+	// client that has not taken one within it (it stopped reading) has
+	// its connection closed, and the upstream's answer with it. Default
+	// DefaultWriteTimeout. The answer as a whole has no bound.
+	WriteTimeout time.Duration
 	// MaxSessions bounds the sessions whose exchanges the tap matches
 	// with each other (a response on a GET stream with the request
 	// POSTed for it); default DefaultMaxSessions. Beyond it, the least
@@ -84,6 +89,10 @@ const DefaultMaxBody = jsonrpc.DefaultMaxMessageSize
 // HTTPTap: 30 s, 16 MiB at 0.5 MB/s.
 const DefaultBodyTimeout = 30 * time.Second
 
+// DefaultWriteTimeout bounds each write of an answer of an HTTPTap to
+// its client: 30 s.
+const DefaultWriteTimeout = 30 * time.Second
+
 // The tap's server (newTapServer) bounds the time of a request's headers,
 // and of an idle connection between requests.
 const (
@@ -93,8 +102,9 @@ const (
 
 // newTapServer returns the server of `mcpwire tap --listen`, serving tap:
 // every input it reads bounded in time (headers, a body through
-// HTTPTap.BodyTimeout, the wait for a connection's next request), none
-// of the answers, which may be SSE streams of any length.
+// HTTPTap.BodyTimeout, the wait for a connection's next request), and
+// each write of an answer (HTTPTap.WriteTimeout), not the answers as a
+// whole, which may be SSE streams of any length.
 func newTapServer(tap *HTTPTap) *http.Server {
 	return &http.Server{
 		Handler:           tap,
@@ -139,8 +149,61 @@ func (t *HTTPTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out.Body = io.NopCloser(bytes.NewReader(body))
 		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
-	t.proxy.ServeHTTP(w, out)
+	tw := &timedWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: t.writeTimeout()}
+	tw.expired = func() {
+		t.log().Warn(fmt.Sprintf("tap: a client did not take its answer within %v: its connection and the upstream's answer are closed", tw.timeout),
+			"method", r.Method, "path", r.URL.Path, "client", r.RemoteAddr)
+	}
+	t.proxy.ServeHTTP(tw, out)
+	tw.arm() // for what the server writes after the handler: the answer's end
 }
+
+// A timedWriter is the ResponseWriter of an answer whose every write (and
+// flush) has timeout to be taken by the client: a write deadline on the
+// connection, set before each. A client that stops reading thus fails a
+// write, and the reverse proxy, whose copy of the answer fails, closes
+// the client's connection and the upstream's answer. (http.Server's
+// WriteTimeout bounds a whole answer, which would cut SSE streams.)
+type timedWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+	expired func() // called at the first write that timed out
+	once    sync.Once
+}
+
+// arm sets the deadline of the next write.
+func (w *timedWriter) arm() { w.rc.SetWriteDeadline(time.Now().Add(w.timeout)) }
+
+// failed reports a write that timed out.
+func (w *timedWriter) failed(err error) {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		w.once.Do(w.expired)
+	}
+}
+
+func (w *timedWriter) Write(p []byte) (int, error) {
+	w.arm()
+	n, err := w.ResponseWriter.Write(p)
+	if err != nil {
+		w.failed(err)
+	}
+	return n, err
+}
+
+// FlushError flushes the answer under the deadline (ReverseProxy flushes
+// through http.ResponseController, which looks for it).
+func (w *timedWriter) FlushError() error {
+	w.arm()
+	err := w.rc.Flush()
+	if err != nil {
+		w.failed(err)
+	}
+	return err
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (w *timedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // readBody reads the body of r whole, up to MaxBody. It returns false
 // when it answered the request itself (a body too large, or one that
@@ -150,8 +213,10 @@ func (t *HTTPTap) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		return nil, true
 	}
 	limit := t.maxBody()
+	rc := http.NewResponseController(w)
 	refuse := func(status int, msg string) ([]byte, bool) {
 		w.Header().Set("Connection", "close") // what is left of the body is not read
+		rc.SetWriteDeadline(time.Now().Add(t.writeTimeout()))
 		http.Error(w, msg, status)
 		return nil, false
 	}
@@ -163,7 +228,6 @@ func (t *HTTPTap) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	// has, so that the answer is not cut. (http.Server.ReadTimeout would
 	// stay, and end an SSE answer when it passes.) A writer without read
 	// deadlines (not a server's) reads without one.
-	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Now().Add(t.bodyTimeout()))
 	// MaxBytesReader tells net/http, too, that the body was cut.
 	body, err := readAll(http.MaxBytesReader(w, r.Body, limit), r.ContentLength, limit)
@@ -327,6 +391,13 @@ func (t *HTTPTap) bodyTimeout() time.Duration {
 		return t.BodyTimeout
 	}
 	return DefaultBodyTimeout
+}
+
+func (t *HTTPTap) writeTimeout() time.Duration {
+	if t.WriteTimeout > 0 {
+		return t.WriteTimeout
+	}
+	return DefaultWriteTimeout
 }
 
 func (t *HTTPTap) maxFrame() int {

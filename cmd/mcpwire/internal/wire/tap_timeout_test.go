@@ -2,62 +2,35 @@ package wire
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
-	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/proxytest"
 )
 
-// dribble sends a POST whose body (of size bytes) comes one byte every
-// 20 ms, and returns the status of the answer, and how long it took; 0
-// when no answer came within wait.
-func dribble(t *testing.T, addr string, size int, wait time.Duration) (int, time.Duration) {
+// tapServer serves tap as mcpwire tap --listen does, until the test
+// ends, and returns its address.
+func tapServer(t *testing.T, tap *HTTPTap) string {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
+	srv := newTapServer(tap)
+	if srv.ReadHeaderTimeout <= 0 || srv.IdleTimeout <= 0 {
+		t.Errorf("the tap's server: ReadHeaderTimeout %v, IdleTimeout %v; want both bounded", srv.ReadHeaderTimeout, srv.IdleTimeout)
 	}
-	defer c.Close()
-	start := time.Now()
-	fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", addr, size)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		t := time.NewTicker(20 * time.Millisecond)
-		defer t.Stop()
-		for range size - 1 {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			if _, err := c.Write([]byte(" ")); err != nil {
-				return
-			}
-		}
-	}()
-	c.SetReadDeadline(start.Add(wait))
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		return 0, time.Since(start)
-	}
-	resp.Body.Close()
-	return resp.StatusCode, time.Since(start)
-}
-
-// settle waits until at most n goroutines run, and returns how many do.
-func settle(n int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > n && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	return runtime.NumGoroutine()
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Config = srv
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return ts.Listener.Addr().String()
 }
 
 // TestHTTPTapBoundsTheTimeOfABody: the tap's server (mcpwire tap
@@ -69,45 +42,26 @@ func settle(n int) int {
 // lasts longer (an SSE stream) is not cut.
 func TestHTTPTapBoundsTheTimeOfABody(t *testing.T) {
 	const bound = 300 * time.Millisecond
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		for i := range 3 {
-			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"i\":%d}}\n\n", i)
-			w.(http.Flusher).Flush()
-			time.Sleep(bound) // the stream lasts three times the body's bound
-		}
-	}))
-	defer up.Close()
+	up, _ := proxytest.SlowBackend(t, bound)
 	u, _ := url.Parse(up.URL)
-	srv := newTapServer(&HTTPTap{Upstream: u, BodyTimeout: bound})
-	if srv.ReadHeaderTimeout <= 0 || srv.IdleTimeout <= 0 {
-		t.Errorf("the tap's server: ReadHeaderTimeout %v, IdleTimeout %v; want both bounded", srv.ReadHeaderTimeout, srv.IdleTimeout)
-	}
-	ts := httptest.NewUnstartedServer(nil)
-	ts.Config = srv
-	ts.Start()
-	defer ts.Close()
-	addr := ts.Listener.Addr().String()
+	proxytest.CheckBodyTimeout(t, tapServer(t, &HTTPTap{Upstream: u, BodyTimeout: bound}), bound)
+}
 
-	base := runtime.NumGoroutine()
-	status, took := dribble(t, addr, 1000, bound+3*time.Second)
-	if status != http.StatusRequestTimeout || took > bound+2*time.Second {
-		t.Errorf("a body sent one byte every 20 ms: status %d after %v; want 408 within %v", status, took.Round(time.Millisecond), bound+2*time.Second)
-	}
-	if n := settle(base); n > base {
-		t.Errorf("%d goroutines after the client went, %d before: the handler is still reading", n, base)
-	}
-
-	// A quick body, and an answer that streams for longer than the bound.
-	resp, err := http.Post(ts.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || strings.Count(string(b), "data: ") != 3 {
-		t.Errorf("the SSE answer: %q, %v; want its 3 events", b, err)
+// TestHTTPTapLetsGoOfAClientThatNeverReads: the answers had no time
+// bound, so that a client that sent a request and never read its answer
+// held the tap's handler, and the upstream's answer with it, for as long
+// as it kept its connection open. Each write of an answer now has
+// WriteTimeout: past it the tap closes the client's connection and the
+// upstream's answer, and says so in its log.
+func TestHTTPTapLetsGoOfAClientThatNeverReads(t *testing.T) {
+	const bound = 300 * time.Millisecond
+	up, ended := proxytest.EndlessBackend(t, 10*time.Second)
+	u, _ := url.Parse(up.URL)
+	var log syncBuffer
+	addr := tapServer(t, &HTTPTap{Upstream: u, WriteTimeout: bound, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	proxytest.CheckStalledReader(t, addr, ended, 15*time.Second)
+	if !log.waitFor("did not take its answer within 300ms", 5*time.Second) {
+		t.Errorf("the tap's log says nothing of the client it let go of:\n%s", log.String())
 	}
 }
 
@@ -150,4 +104,54 @@ func TestHTTPTapCommitsMemoryAsTheBodyComes(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > conns<<20 {
 		t.Errorf("%d bodies that declared %d MiB and sent 1 byte made the tap allocate %d MiB", conns, DefaultMaxBody>>20, grew>>20)
 	}
+}
+
+// syncBuffer is a buffer safe for concurrent use, for a log.
+type syncBuffer struct {
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // signalled after each write
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wrote == nil {
+		s.wrote = make(chan struct{}, 1)
+	}
+	defer func() {
+		select {
+		case s.wrote <- struct{}{}:
+		default:
+		}
+	}()
+	return s.b.Write(p)
+}
+
+// waitFor waits until the buffer holds text, for d at most, and tells
+// whether it does.
+func (s *syncBuffer) waitFor(text string, d time.Duration) bool {
+	timeout := time.After(d)
+	for {
+		s.mu.Lock()
+		if s.wrote == nil {
+			s.wrote = make(chan struct{}, 1)
+		}
+		done, wrote := strings.Contains(s.b.String(), text), s.wrote
+		s.mu.Unlock()
+		if done {
+			return true
+		}
+		select {
+		case <-wrote:
+		case <-timeout:
+			return false
+		}
+	}
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
