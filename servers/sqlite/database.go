@@ -25,6 +25,13 @@ const (
 	// DefaultTimeout bounds the statements of one call; they are
 	// interrupted past it.
 	DefaultTimeout = 30 * time.Second
+	// DefaultMaxWriteValueBytes bounds one value (a string or blob) that
+	// a write tool's statements make or read: the largest message
+	// mcpwire's peers read.
+	DefaultMaxWriteValueBytes = 16 << 20
+	// DefaultMaxGrowthBytes bounds how much one write call may grow the
+	// database file.
+	DefaultMaxGrowthBytes = 256 << 20
 	// DefaultMaxInsights bounds the insights of the memo.
 	DefaultMaxInsights = 1000
 	// DefaultMaxInsightBytes bounds one insight.
@@ -55,6 +62,21 @@ type Options struct {
 	// making it. Default: MaxBytes, since a longer value cannot be in an
 	// answer; at most 1e9, SQLite's own bound.
 	MaxValueBytes int
+	// MaxWriteValueBytes bounds one value that the write tools'
+	// statements make or read (SQLITE_LIMIT_LENGTH on the write
+	// connection, as MaxValueBytes on the read ones), and a row they
+	// write, whole: SQLite refuses a longer one ("string or blob too
+	// big") before making it, so that randomblob(500000000) costs
+	// nothing. A row already longer, written by another program, cannot
+	// be changed through the tools. Default DefaultMaxWriteValueBytes; at
+	// most 1e9, SQLite's own bound.
+	MaxWriteValueBytes int
+	// MaxGrowthBytes bounds how much the database file may grow in one
+	// call of a write tool (SQLite's max_page_count, set for each call
+	// from the file's size): a call that would grow it more fails
+	// ("database or disk is full") and is rolled back. Default
+	// DefaultMaxGrowthBytes.
+	MaxGrowthBytes int64
 	// Timeout bounds the statements of each call (the text of a
 	// read_query or write_query): past it, or once the client cancels the
 	// call, SQLite interrupts them wherever they are, before their first
@@ -75,6 +97,8 @@ type Database struct {
 	ro       *sql.DB // mode=ro, query_only, for reads
 
 	maxRows, maxBytes, maxValue  int
+	maxWriteValue                int
+	maxGrowth                    int64
 	timeout                      time.Duration
 	maxInsights, maxInsightBytes int
 
@@ -101,6 +125,8 @@ func Open(ctx context.Context, path string, opts *Options) (*Database, error) {
 		readOnly:        opts.ReadOnly,
 		maxRows:         orDefault(opts.MaxRows, DefaultMaxRows),
 		maxBytes:        orDefault(opts.MaxBytes, DefaultMaxBytes),
+		maxWriteValue:   orDefault(opts.MaxWriteValueBytes, DefaultMaxWriteValueBytes),
+		maxGrowth:       orDefault(opts.MaxGrowthBytes, DefaultMaxGrowthBytes),
 		timeout:         orDefault(opts.Timeout, DefaultTimeout),
 		maxInsights:     orDefault(opts.MaxInsights, DefaultMaxInsights),
 		maxInsightBytes: orDefault(opts.MaxInsightBytes, DefaultMaxInsightBytes),
@@ -174,6 +200,8 @@ func (o *Options) check() error {
 		{"MaxRows", o.MaxRows < 0, o.MaxRows},
 		{"MaxBytes", o.MaxBytes < 0, o.MaxBytes},
 		{"MaxValueBytes", o.MaxValueBytes < 0, o.MaxValueBytes},
+		{"MaxWriteValueBytes", o.MaxWriteValueBytes < 0, o.MaxWriteValueBytes},
+		{"MaxGrowthBytes", o.MaxGrowthBytes < 0, o.MaxGrowthBytes},
 		{"Timeout", o.Timeout < 0, o.Timeout},
 		{"MaxInsights", o.MaxInsights < 0, o.MaxInsights},
 		{"MaxInsightBytes", o.MaxInsightBytes < 0, o.MaxInsightBytes},
@@ -182,13 +210,18 @@ func (o *Options) check() error {
 			return fmt.Errorf("mcpwire sqlite: Options.%s is %v: a limit is positive, or zero for the default", f.name, f.v)
 		}
 	}
-	if o.MaxValueBytes > maxLength {
-		return fmt.Errorf("mcpwire sqlite: Options.MaxValueBytes is %d: SQLite holds values of at most %d bytes", o.MaxValueBytes, maxLength)
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"MaxValueBytes", o.MaxValueBytes}, {"MaxWriteValueBytes", o.MaxWriteValueBytes}} {
+		if f.v > maxLength {
+			return fmt.Errorf("mcpwire sqlite: Options.%s is %d: SQLite holds values of at most %d bytes", f.name, f.v, maxLength)
+		}
 	}
 	return nil
 }
 
-func orDefault[T int | time.Duration](v, def T) T {
+func orDefault[T int | int64 | time.Duration](v, def T) T {
 	if v > 0 {
 		return v
 	}

@@ -95,7 +95,15 @@
 // ("string or blob too big"; SELECT zeroblob(200000000) allocates
 // nothing), and a row holding one cuts the result there. A value that is
 // read is copied once, by the driver, and written as JSON only as far as
-// the answer has room. A call's statements are interrupted when the
+// the answer has room. A write call (write_query, create_table) is
+// bounded as well: no value or row its statements make or read may be
+// longer than Options.MaxWriteValueBytes (DefaultMaxWriteValueBytes,
+// 16 MiB; SQLITE_LIMIT_LENGTH on the write connection, so that
+// randomblob(500000000) is refused before a byte of it is made), and
+// the call may grow the file by Options.MaxGrowthBytes at most
+// (DefaultMaxGrowthBytes, 256 MiB; SQLite's max_page_count, set for each
+// call from the file's size). Past either, the call is an error result
+// and is rolled back. A call's statements are interrupted when the
 // request is cancelled (notifications/cancelled) or after Options.Timeout
 // (DefaultTimeout), wherever they are: before the first row, between two
 // rows (the driver interrupts only the step to the first one, so the

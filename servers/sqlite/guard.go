@@ -115,13 +115,21 @@ func writeRule(action msqlite.AuthorizerActionCode, arg1, arg2, db string) (msql
 }
 
 // ownRule is the rule of the write connection between calls, when only
-// the tools' own BEGIN, COMMIT and ROLLBACK run on it.
+// the tools' own statements run on it: BEGIN, COMMIT and ROLLBACK, and
+// the PRAGMAs that set a call's bound on the file's growth (see bound),
+// which the call's statements may not lift.
 func ownRule(action msqlite.AuthorizerActionCode, arg1, arg2, db string) (msqlite.AuthorizerReturnCode, string) {
-	if action == msqlite.AuthTransaction {
+	switch {
+	case action == msqlite.AuthTransaction:
+		return msqlite.AuthorizerOK, ""
+	case action == msqlite.AuthPragma && ownPragmas[strings.ToLower(arg1)]:
 		return msqlite.AuthorizerOK, ""
 	}
 	return writeRule(action, arg1, arg2, db)
 }
+
+// ownPragmas are the PRAGMAs of the write tools themselves.
+var ownPragmas = set("max_page_count", "page_size")
 
 // createRule is the rule of create_table: create tables and nothing else
 // (the schema rows CREATE TABLE writes, the reads of CREATE TABLE ... AS

@@ -167,6 +167,11 @@ func (d *Database) change(ctx context.Context, r rule, f func(ctx context.Contex
 		discard(conn)
 		return 0, err
 	}
+	if err := d.bound(ctx, conn, tx); err != nil {
+		tx.Rollback()
+		discard(conn)
+		return 0, err
+	}
 	g := &guard{rule: r}
 	own := &guard{rule: ownRule}
 	if err := g.install(conn); err != nil {
@@ -185,7 +190,7 @@ func (d *Database) change(ctx context.Context, r rule, f func(ctx context.Contex
 	defer release() // before conn.Close, should f panic
 	n, err := f(ctx, tx)
 	release() // before the transaction ends: its end is not interrupted
-	err = g.explain(err)
+	err = d.tooBigToWrite(g.explain(err))
 	if ierr := own.install(conn); ierr != nil {
 		tx.Rollback()
 		discard(conn) // not back to the pool under the call's rule
@@ -202,6 +207,40 @@ func (d *Database) change(ctx context.Context, r rule, f func(ctx context.Contex
 		return 0, errRolledBack{err}
 	}
 	return n, nil
+}
+
+// bound sets the bounds of a write call on its connection, under
+// ownRule, before the call's statements run: no value or row longer
+// than d.maxWriteValue (SQLITE_LIMIT_LENGTH), and no more than
+// d.maxGrowth bytes of pages added to the file (max_page_count, from the
+// file's page count in the call's transaction).
+func (d *Database) bound(ctx context.Context, conn *sql.Conn, tx *sql.Tx) error {
+	if _, err := msqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, d.maxWriteValue); err != nil {
+		return err
+	}
+	var pages, size int64
+	if err := tx.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, "PRAGMA page_size").Scan(&size); err != nil {
+		return err
+	}
+	if size <= 0 {
+		return fmt.Errorf("the database's page size is %d", size)
+	}
+	_, err := tx.ExecContext(ctx, "PRAGMA max_page_count = "+strconv.FormatInt(pages+(d.maxGrowth+size-1)/size, 10))
+	return err
+}
+
+// tooBigToWrite words SQLite's errors for a write past its bounds.
+func (d *Database) tooBigToWrite(err error) error {
+	switch sqliteCode(err) {
+	case sqlite3.SQLITE_TOOBIG:
+		return fmt.Errorf("%w: a value or row would be longer than %d bytes, the most a write makes", err, d.maxWriteValue)
+	case sqlite3.SQLITE_FULL:
+		return fmt.Errorf("%w: a call may grow the database file by %d bytes at most, or the disk is full", err, d.maxGrowth)
+	}
+	return err
 }
 
 // discard closes the connection instead of returning it to the pool.
