@@ -44,6 +44,8 @@ func TestMain(m *testing.M) {
 		restartServer()
 	case "hostile":
 		hostileViewsServer()
+	case "flood":
+		floodServer()
 	}
 	flag.Parse()
 	code := m.Run()

@@ -421,9 +421,14 @@ function rootsEditor() {
 
 // ---- The frames
 
+// The live frames are bounded: at most maxRows frames and maxFrameBytes
+// of them (their JSON), the oldest dropped with their rows, and a note
+// above the list says how many.
 const frameList = [];
 const byID = new Map(); // "from id" of requests → frame
 const maxRows = 5000;
+const maxFrameBytes = 16 << 20;
+let frameBytes = 0, framesDropped = 0;
 let recording = null; // the recording shown instead of the live frames
 
 // parseFrame adds to a record what the log shows: its kind, id, method.
@@ -478,24 +483,40 @@ function frameRow(f, into, index) {
 // addFrame adds a frame of the live session to the log.
 function addFrame(rec, jid) {
   const f = parseFrame(rec);
-  f.index = frameList.length;
   f.jid = jid;
-  frameList.push(f);
-  if (f.kind === "request") byID.set(rec.from + " " + JSON.stringify(f.id), f);
+  if (f.kind === "request") byID.set(f.key = rec.from + " " + JSON.stringify(f.id), f);
   if (f.kind === "response") {
-    const req = byID.get((rec.from === "client" ? "server" : "client") + " " + JSON.stringify(f.id));
+    const k = (rec.from === "client" ? "server" : "client") + " " + JSON.stringify(f.id);
+    const req = byID.get(k);
     if (req) {
       f.partner = req;
       req.partner = f;
-      byID.delete((rec.from === "client" ? "server" : "client") + " " + JSON.stringify(f.id));
+      byID.delete(k);
     }
   }
-  const list = $("#frames");
-  const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-  frameRow(f, list, f.index);
+  pushFrame(f);
   viewsFrame(f);
   deepFrame();
-  while (list.children.length > maxRows) list.firstChild.remove();
+}
+
+// pushFrame puts a frame at the end of the live log (apps.js too), and
+// drops the oldest beyond the bounds.
+function pushFrame(f) {
+  const list = $("#frames");
+  const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+  f.index = frameList.length;
+  frameList.push(f);
+  frameBytes += f.size;
+  frameRow(f, list, f.index);
+  let n = 0;
+  while (frameList.length - n > maxRows || frameBytes > maxFrameBytes && frameList.length - n > 1) frameBytes -= frameList[n++].size;
+  for (const g of frameList.splice(0, n)) {
+    if (g.row.classList.contains("open")) g.row.nextSibling.remove();
+    g.row.remove();
+    if (g.partner) g.partner.partner = null;
+    if (byID.get(g.key) === g) byID.delete(g.key);
+  }
+  if (n) $("#frames-note").textContent = `the ${framesDropped += n} oldest frames were dropped (the page keeps ${maxRows} frames, ${maxFrameBytes >> 20} MiB)`;
   if (stick && !recording) list.scrollTop = list.scrollHeight;
   countFrames();
 }

@@ -51,15 +51,7 @@ async function appsAfterCall(t, args, out, card) {
 // log: from "app" (App → host) or "host" (host → App).
 function appFrameLog(app, from, message) {
   const rec = {from, time: new Date().toISOString(), message, channel: "App " + app.label};
-  const f = parseFrame(rec);
-  f.index = frameList.length;
-  frameList.push(f);
-  const list = $("#frames");
-  const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-  frameRow(f, list, f.index);
-  while (list.children.length > maxRows) list.firstChild.remove();
-  if (stick && !recording) list.scrollTop = list.scrollHeight;
-  countFrames();
+  pushFrame(parseFrame(rec));
 }
 
 // validID reports whether v can be the id of a JSON-RPC request.
