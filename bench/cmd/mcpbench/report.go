@@ -181,7 +181,7 @@ func (r *report) markdown() string {
 	w("memory under sustained load) shows its absolute figure (µs, calls/s, ms or MB) and the others their\n")
 	w("ratios to it, repetition by repetition; the rows of counts and bytes are absolute. The HTTP client rows\n")
 	w("are each library's own client against one server (the floor, in a process of its own), their goal half\n")
-	w("of what mcpwire's client cost at 6ebbd51, where issue 23's work began. Rows without an era are the\n")
+	w("of what mcpwire's client cost at " + clientBaseCommit + ", where issue 23's work began. Rows without an era are the\n")
 	w("2025-11-25 legacy session (the peers pinned to it in process); the 2026-07-28 rows are what a client\n")
 	w("speaking that era (client.Connect's default) gets, every request carrying the `_meta` envelope. *n/a*: the\n")
 	w("implementation does not serve that era there. ")

@@ -18,21 +18,21 @@ type target struct {
 	goal   string  // how the goal reads, if not "≤ limit" / "≥ limit"
 }
 
-// Baselines of the goals that are relative to the code of 6ebbd51, the
-// base of issue 23's work: the mcpwire HTTP client's cost per tools/call
-// (BenchmarkHTTPClient with -benchtime 1s), which the issue asks to
-// halve. The counts are exact (the bytes of the 2026-07-28 era vary by a
-// few per cent with the number of iterations, over which the session's
-// opening is spread); the CPU is the median ratio to the floor's client
-// over 5 repetitions, floor and mcpwire in turn, on the shared 2-core
-// machine (noisy: read it with the CPU rows of the details).
+// Baselines of the goals that are relative to the code where issue 23's
+// work began (8b2e914): the mcpwire HTTP client's cost per tools/call,
+// which the issue asks to halve. They were measured with this harness's
+// BenchmarkHTTPClient(Modern) built on that commit, old and new test
+// binaries interleaved, 3 repetitions of -benchtime 1s: the counts are
+// exact; the CPU is the median ratio to the floor's client of the same
+// repetition (1.06-1.15 legacy, 1.10-1.14 2026-07-28).
 const (
-	clientAllocsBase       = 37   // legacy session, allocs per call
-	clientBytesBase        = 3780 // legacy session, bytes per call
-	clientCPUBase          = 0.94 // legacy session, CPU per call ÷ the floor's client
-	clientAllocsBaseModern = 38   // 2026-07-28, allocs per call
-	clientBytesBaseModern  = 4420 // 2026-07-28, bytes per call
-	clientCPUBaseModern    = 0.85 // 2026-07-28, CPU per call ÷ the floor's client
+	clientBaseCommit       = "8b2e914"
+	clientAllocsBase       = 85   // legacy session, allocs per call
+	clientBytesBase        = 6824 // legacy session, bytes per call
+	clientCPUBase          = 1.12 // legacy session, CPU per call ÷ the floor's client
+	clientAllocsBaseModern = 85   // 2026-07-28, allocs per call
+	clientBytesBaseModern  = 7440 // 2026-07-28, bytes per call
+	clientCPUBaseModern    = 1.13 // 2026-07-28, CPU per call ÷ the floor's client
 )
 
 func (r *report) targets() []target {
@@ -43,7 +43,7 @@ func (r *report) targets() []target {
 	load := fmt.Sprintf("load-%d-100B", loadSessions)
 	loadModern := fmt.Sprintf("load-modern-%d-100B", loadSessions)
 	half := func(n float64, unit string) string {
-		return fmt.Sprintf("≤ %s%s (½ of 6ebbd51's %s%s)", num(n/2), unit, num(n), unit)
+		return fmt.Sprintf("≤ %s%s (½ of %s's %s%s)", num(n/2), unit, clientBaseCommit, num(n), unit)
 	}
 	return []target{
 		{measure: "stdio one call at a time, p50, 100 B", key: "stdio-seq-100B", metric: "p50 µs", base: "floor", limit: 1},
