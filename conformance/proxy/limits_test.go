@@ -14,7 +14,7 @@ import (
 
 // proxyServer serves the proxy, with its server, in front of backend
 // until the test ends, and returns its address.
-func proxyServer(t *testing.T, backend string, errLog *syncBuffer, lim limits) string {
+func proxyServer(t *testing.T, backend string, errLog *proxytest.LogBuffer, lim limits) string {
 	t.Helper()
 	u, _ := url.Parse(backend)
 	srv := newServer(newProxy([]*url.URL{u}, log.New(errLog, "proxy: ", 0), lim))
@@ -37,7 +37,7 @@ func TestProxyBoundsBodies(t *testing.T) {
 	const maxBody, bound = 1 << 20, 300 * time.Millisecond
 	up, got := proxytest.SlowBackend(t, bound)
 	u, _ := url.Parse(up.URL)
-	var errLog syncBuffer
+	var errLog proxytest.LogBuffer
 
 	// The size, with time enough.
 	s := bodytest.NewServer(t, newProxy([]*url.URL{u}, log.New(&errLog, "proxy: ", 0), limits{maxBody: maxBody}))
@@ -65,9 +65,9 @@ func TestProxyBoundsBodies(t *testing.T) {
 func TestProxyLetsGoOfAClientThatNeverReads(t *testing.T) {
 	const bound = 300 * time.Millisecond
 	up, ended := proxytest.EndlessBackend(t, 10*time.Second)
-	var errLog syncBuffer
+	var errLog proxytest.LogBuffer
 	proxytest.CheckStalledReader(t, proxyServer(t, up.URL, &errLog, limits{writeTimeout: bound}), ended, 15*time.Second)
-	if !errLog.waitFor("did not take its answer within 300ms", 5*time.Second) {
+	if !errLog.WaitFor("did not take its answer within 300ms", 5*time.Second) {
 		t.Errorf("the proxy's log says nothing of the client it let go of:\n%s", errLog.String())
 	}
 }

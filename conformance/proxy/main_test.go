@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"log"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 
@@ -16,56 +13,6 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// syncBuffer is a bytes.Buffer safe for the proxy's concurrent ErrorLog.
-type syncBuffer struct {
-	mu    sync.Mutex
-	b     bytes.Buffer
-	wrote chan struct{} // signalled after each write
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.wrote == nil {
-		s.wrote = make(chan struct{}, 1)
-	}
-	defer func() {
-		select {
-		case s.wrote <- struct{}{}:
-		default:
-		}
-	}()
-	return s.b.Write(p)
-}
-
-// waitFor waits until the buffer holds text, for d at most, and tells
-// whether it does.
-func (s *syncBuffer) waitFor(text string, d time.Duration) bool {
-	timeout := time.After(d)
-	for {
-		s.mu.Lock()
-		if s.wrote == nil {
-			s.wrote = make(chan struct{}, 1)
-		}
-		done, wrote := strings.Contains(s.b.String(), text), s.wrote
-		s.mu.Unlock()
-		if done {
-			return true
-		}
-		select {
-		case <-wrote:
-		case <-timeout:
-			return false
-		}
-	}
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestResponseStreamsEndCleanlyUnderConcurrentPosts sends rounds of three
 // concurrent POSTs (as the conformance scenario
@@ -84,7 +31,7 @@ func TestResponseStreamsEndCleanlyUnderConcurrentPosts(t *testing.T) {
 		}
 		backends = append(backends, u)
 	}
-	var errLog syncBuffer
+	var errLog proxytest.LogBuffer
 	front := httptest.NewServer(newProxy(backends, log.New(&errLog, "proxy: ", 0), limits{}))
 	defer front.Close()
 	const rounds = 500
@@ -104,7 +51,7 @@ func TestProxySmugglesNoRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errLog syncBuffer
+	var errLog proxytest.LogBuffer
 	front := httptest.NewServer(newProxy([]*url.URL{u}, log.New(&errLog, "proxy: ", 0), limits{}))
 	defer front.Close()
 	fails := proxytest.Smuggle(t, strings.TrimPrefix(front.URL, "http://"), 2)

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"log/slog"
 	"net"
@@ -10,8 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -57,10 +54,10 @@ func TestHTTPTapLetsGoOfAClientThatNeverReads(t *testing.T) {
 	const bound = 300 * time.Millisecond
 	up, ended := proxytest.EndlessBackend(t, 10*time.Second)
 	u, _ := url.Parse(up.URL)
-	var log syncBuffer
+	var log proxytest.LogBuffer
 	addr := tapServer(t, &HTTPTap{Upstream: u, WriteTimeout: bound, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	proxytest.CheckStalledReader(t, addr, ended, 15*time.Second)
-	if !log.waitFor("did not take its answer within 300ms", 5*time.Second) {
+	if !log.WaitFor("did not take its answer within 300ms", 5*time.Second) {
 		t.Errorf("the tap's log says nothing of the client it let go of:\n%s", log.String())
 	}
 }
@@ -104,54 +101,4 @@ func TestHTTPTapCommitsMemoryAsTheBodyComes(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > conns<<20 {
 		t.Errorf("%d bodies that declared %d MiB and sent 1 byte made the tap allocate %d MiB", conns, DefaultMaxBody>>20, grew>>20)
 	}
-}
-
-// syncBuffer is a buffer safe for concurrent use, for a log.
-type syncBuffer struct {
-	mu    sync.Mutex
-	b     bytes.Buffer
-	wrote chan struct{} // signalled after each write
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.wrote == nil {
-		s.wrote = make(chan struct{}, 1)
-	}
-	defer func() {
-		select {
-		case s.wrote <- struct{}{}:
-		default:
-		}
-	}()
-	return s.b.Write(p)
-}
-
-// waitFor waits until the buffer holds text, for d at most, and tells
-// whether it does.
-func (s *syncBuffer) waitFor(text string, d time.Duration) bool {
-	timeout := time.After(d)
-	for {
-		s.mu.Lock()
-		if s.wrote == nil {
-			s.wrote = make(chan struct{}, 1)
-		}
-		done, wrote := strings.Contains(s.b.String(), text), s.wrote
-		s.mu.Unlock()
-		if done {
-			return true
-		}
-		select {
-		case <-wrote:
-		case <-timeout:
-			return false
-		}
-	}
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
