@@ -69,8 +69,9 @@ type HTTPTap struct {
 	// SessionIdle is how long a session is tracked without an exchange;
 	// default DefaultSessionIdle.
 	SessionIdle time.Duration
-	// Transport makes the upstream requests; default
-	// http.DefaultTransport.
+	// Transport makes the upstream requests; default: a clone of
+	// http.DefaultTransport that keeps up to DefaultMaxIdleUpstream idle
+	// connections to the upstream (see upstreamTransport).
 	Transport http.RoundTripper
 	// Logger receives the proxy's errors; default: discarded.
 	Logger *slog.Logger
@@ -92,6 +93,13 @@ const DefaultBodyTimeout = 30 * time.Second
 // DefaultWriteTimeout bounds each write of an answer of an HTTPTap to
 // its client: 30 s.
 const DefaultWriteTimeout = 30 * time.Second
+
+// DefaultMaxIdleUpstream bounds the idle connections to the upstream an
+// HTTPTap keeps for its next requests (http.DefaultTransport keeps two per
+// host: under more clients at once, each answer would close one and the
+// next request dial another). Idle ones are closed after the
+// transport's IdleConnTimeout (90 s).
+const DefaultMaxIdleUpstream = 256
 
 // The tap's server (newTapServer) bounds the time of a request's headers,
 // and of an idle connection between requests.
@@ -289,7 +297,7 @@ func (t *HTTPTap) init() {
 			// X-Forwarded-* headers are added.
 		},
 		FlushInterval:  -1, // SSE events pass as they come
-		Transport:      t.Transport,
+		Transport:      t.upstreamTransport(),
 		ModifyResponse: t.response,
 		ErrorLog:       nil,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
@@ -297,6 +305,19 @@ func (t *HTTPTap) init() {
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
+}
+
+// upstreamTransport returns t.Transport, or the default: one connection
+// to the upstream per request in flight, each kept for the next request
+// when its answer is done, up to DefaultMaxIdleUpstream.
+func (t *HTTPTap) upstreamTransport() http.RoundTripper {
+	if t.Transport != nil {
+		return t.Transport
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = DefaultMaxIdleUpstream
+	tr.MaxIdleConnsPerHost = DefaultMaxIdleUpstream
+	return tr
 }
 
 // response follows the sessions the upstream opens and ends, and puts a
