@@ -255,19 +255,26 @@ func (sess *Session) ProtocolVersion() mcp.Version {
 	return sess.clientLocked().version
 }
 
-// ClientInfo returns what the client said of itself in initialize.
+// ClientInfo returns what the client said of itself in initialize: a
+// copy, the caller's to change (the session's own is shared with other
+// sessions, see session_client.go).
 func (sess *Session) ClientInfo() mcp.Implementation {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.clientLocked().info
+	return deepCopy(sess.sharedClient().info)
 }
 
 // ClientCapabilities returns the capabilities the client declared in
-// initialize.
+// initialize: a copy, the caller's to change (the session's own are
+// shared with other sessions, see session_client.go).
 func (sess *Session) ClientCapabilities() mcp.ClientCapabilities {
+	return deepCopy(sess.sharedClient().caps)
+}
+
+// client_ returns what initialize negotiated (zero values before it):
+// shared and read-only.
+func (sess *Session) sharedClient() *clientState {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	return sess.clientLocked().caps
+	return sess.clientLocked()
 }
 
 // Close ends the session: running requests get up to the drain timeout to
@@ -294,8 +301,7 @@ func (sess *Session) Ping(ctx context.Context) error {
 // tool, prompt or resource handler, prefer Request.Sample, which also
 // works for stateless requests.
 func (sess *Session) CreateMessage(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	caps := sess.ClientCapabilities()
-	if err := checkSampling(&caps, params); err != nil {
+	if err := checkSampling(&sess.sharedClient().caps, params); err != nil {
 		return nil, err
 	}
 	return peer.Call[mcp.CreateMessageResult](ctx, sess.conn, mcp.MethodCreateMessage, params)
@@ -304,8 +310,7 @@ func (sess *Session) CreateMessage(ctx context.Context, params *mcp.CreateMessag
 // Elicit asks the client to ask its user. Within a handler prefer
 // Request.Elicit.
 func (sess *Session) Elicit(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	caps := sess.ClientCapabilities()
-	if err := checkElicit(&caps, params); err != nil {
+	if err := checkElicit(&sess.sharedClient().caps, params); err != nil {
 		return nil, err
 	}
 	return peer.Call[mcp.ElicitResult](ctx, sess.conn, mcp.MethodElicit, params)
@@ -314,8 +319,7 @@ func (sess *Session) Elicit(ctx context.Context, params *mcp.ElicitParams) (*mcp
 // ListRoots asks the client for its roots. Within a handler prefer
 // Request.ListRoots.
 func (sess *Session) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
-	caps := sess.ClientCapabilities()
-	if caps.Roots == nil {
+	if sess.sharedClient().caps.Roots == nil {
 		return nil, ErrNotSupported
 	}
 	return peer.Call[mcp.ListRootsResult](ctx, sess.conn, mcp.MethodListRoots, nil)

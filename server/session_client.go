@@ -75,3 +75,57 @@ func (t *clientStates) intern(v mcp.Version, info mcp.Implementation, caps mcp.C
 	t.mu.Unlock()
 	return cs
 }
+
+// deepCopy returns a copy of v that shares no memory with it (pointers,
+// slices and maps are copied too): what a session hands out of its
+// shared clientState.
+func deepCopy[T any](v T) T {
+	var out T
+	copyValue(reflect.ValueOf(&out).Elem(), reflect.ValueOf(v))
+	return out
+}
+
+// copyValue sets dst, which is settable, to a deep copy of src.
+func copyValue(dst, src reflect.Value) {
+	switch src.Kind() {
+	case reflect.Pointer:
+		if !src.IsNil() {
+			p := reflect.New(src.Type().Elem())
+			copyValue(p.Elem(), src.Elem())
+			dst.Set(p)
+		}
+	case reflect.Struct:
+		dst.Set(src) // unexported fields as they are
+		for i := range src.NumField() {
+			if f := dst.Field(i); f.CanSet() {
+				copyValue(f, src.Field(i))
+			}
+		}
+	case reflect.Slice:
+		if !src.IsNil() {
+			s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
+			for i := range src.Len() {
+				copyValue(s.Index(i), src.Index(i))
+			}
+			dst.Set(s)
+		}
+	case reflect.Map:
+		if !src.IsNil() {
+			m := reflect.MakeMapWithSize(src.Type(), src.Len())
+			for it := src.MapRange(); it.Next(); {
+				v := reflect.New(src.Type().Elem()).Elem()
+				copyValue(v, it.Value())
+				m.SetMapIndex(it.Key(), v)
+			}
+			dst.Set(m)
+		}
+	case reflect.Interface:
+		if !src.IsNil() {
+			v := reflect.New(src.Elem().Type()).Elem()
+			copyValue(v, src.Elem())
+			dst.Set(v)
+		}
+	default:
+		dst.Set(src)
+	}
+}

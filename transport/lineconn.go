@@ -103,6 +103,8 @@ const lineCloseWait = time.Second
 //
 // Closing. Close makes a pending Read return and every later Read and
 // Write fail with jsonrpc.ErrClosed, and closes closer if it is not nil.
+// What is held is written first (waiting at most a second for the peer
+// to take it): the engine closes the stream once its answers are written.
 // It is idempotent; every call returns the result of the first. Closer
 // should be what makes a blocked read of r return, such as the pipe or
 // socket r reads from; Close then waits, at most a second, for the reader
@@ -502,6 +504,28 @@ func (c *lineConn) writeHeldLocked() error {
 	return nil
 }
 
+// writeHeldBeforeClose writes the lines held, if any, before Close ends
+// the stream: each was reported written (its Write returned nil), and the
+// engine closes the stream once the answers in hand are written. A peer
+// that does not take them within lineCloseWait does not hang Close: the
+// closer then makes the write fail.
+func (c *lineConn) writeHeldBeforeClose() {
+	if !c.hold.Load() {
+		return // nothing is held
+	}
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		c.setHold(false)
+	}()
+	t := time.NewTimer(lineCloseWait)
+	defer t.Stop()
+	select {
+	case <-written:
+	case <-t.C:
+	}
+}
+
 // ConcurrentWrites reports true: Write is safe for concurrent use (it
 // serializes the lines itself), so the jsonrpc engine need not lock
 // around it (jsonrpc.ConcurrentWriter).
@@ -514,6 +538,7 @@ func (c *lineConn) Close() error {
 		c.closed = true
 		started := c.started
 		c.mu.Unlock()
+		c.writeHeldBeforeClose()
 		close(c.done)
 		if c.closer == nil {
 			return
