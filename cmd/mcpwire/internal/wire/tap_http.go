@@ -297,6 +297,7 @@ func (t *HTTPTap) init() {
 			// X-Forwarded-* headers are added.
 		},
 		FlushInterval:  -1, // SSE events pass as they come
+		BufferPool:     copyBuffers{},
 		Transport:      t.upstreamTransport(),
 		ModifyResponse: t.response,
 		ErrorLog:       nil,
@@ -304,6 +305,25 @@ func (t *HTTPTap) init() {
 			t.log().Info("tap: the upstream request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 			w.WriteHeader(http.StatusBadGateway)
 		},
+	}
+}
+
+// copyBuffers are the buffers through which the tap copies answers to
+// their clients: a request in flight holds one, then gives it back
+// (httputil.ReverseProxy would make one of 32 KiB for each answer).
+type copyBuffers struct{}
+
+// copyBufferSize is the size of the tap's copy buffers: a message of an
+// SSE stream or a small answer in one piece, a large answer in a few.
+const copyBufferSize = 8 << 10
+
+var copyBufferPool = sync.Pool{New: func() any { return new([copyBufferSize]byte) }}
+
+func (copyBuffers) Get() []byte { return copyBufferPool.Get().(*[copyBufferSize]byte)[:] }
+
+func (copyBuffers) Put(b []byte) {
+	if cap(b) == copyBufferSize {
+		copyBufferPool.Put((*[copyBufferSize]byte)(b[:copyBufferSize]))
 	}
 }
 
