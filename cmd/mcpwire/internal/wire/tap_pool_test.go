@@ -21,10 +21,9 @@ import (
 // through the tap at a quarter of the upstream's own rate, and the
 // connections being torn down and dialed took the tap's peak RSS to
 // 67 MB. The tap now keeps as many idle upstream connections as its
-// clients use at once (up to DefaultMaxIdleUpstream). (A request that
-// comes before the connection its last answer came on is back among the
-// idle ones dials another, which then stays idle: at most about one more
-// per client.)
+// clients use at once (up to DefaultMaxIdleUpstream). (The bound leaves
+// room for one more per client, which a run under the race detector was
+// once seen to need.)
 func TestHTTPTapKeepsUpstreamConnections(t *testing.T) {
 	var dialed atomic.Int64
 	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
