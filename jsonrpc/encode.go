@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 )
 
@@ -67,10 +68,16 @@ func (e Encoder) Append(b []byte, m Message) ([]byte, error) {
 	return b, errors.New("jsonrpc: cannot encode a nil message")
 }
 
+// frameRoom is about what a frame takes besides its method and its
+// params, result or error: the keys, the version and an id. The encoders
+// grow the buffer once by that much and the values' lengths.
+const frameRoom = 64
+
 func appendRequest(b []byte, r *Request) ([]byte, error) {
 	if r == nil || r.Method == "" {
 		return b, errors.New("jsonrpc: a request needs a method")
 	}
+	b = slices.Grow(b, frameRoom+len(r.Method)+len(r.Params)) // one allocation, not one per append that outgrows b
 	b = append(b, `{"jsonrpc":"2.0",`...)
 	if r.ID.IsValid() {
 		b = append(b, `"id":`...)
@@ -89,6 +96,11 @@ func appendRequest(b []byte, r *Request) ([]byte, error) {
 func (e Encoder) appendResponse(b []byte, r *Response) ([]byte, error) {
 	if r == nil {
 		return b, errors.New("jsonrpc: cannot encode a nil response")
+	}
+	if r.Error != nil {
+		b = slices.Grow(b, 2*frameRoom+len(r.Error.Message)+len(r.Error.Data))
+	} else {
+		b = slices.Grow(b, frameRoom+len(r.Result))
 	}
 	if e.OmitNullID && !r.ID.IsValid() && r.Error != nil {
 		b = append(b, `{"jsonrpc":"2.0"`...)
