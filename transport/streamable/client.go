@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync"
@@ -296,15 +295,21 @@ type ClientConn struct {
 	unread   atomic.Int64            // messages queued in in that the engine has not taken yet (see Read)
 	readOf   atomic.Bool             // Read returned a message whose taking unread does not count yet
 
-	mu         sync.Mutex
-	done       bool                       // Close was called
-	calls      map[jsonrpc.ID]*clientCall // calls awaiting their response
-	session    string                     // the legacy session id, once the server gave one
-	version    string                     // the legacy protocol version negotiated by initialize
-	standalone context.CancelFunc         // stops the standalone GET stream; nil when none runs
-	params     *headerParamCache          // the x-mcp-header parameters of modern tools; nil until SetToolSchemas
-	legacy     *sse.LegacyClient          // the HTTP+SSE fallback, once in use
-	resolve    func(*jsonrpc.Response)    // hands a response to the engine directly; nil until SetResolver
+	mu      sync.Mutex
+	done    bool                       // Close was called
+	calls   map[jsonrpc.ID]*clientCall // calls awaiting their response
+	session string                     // the legacy session id, once the server gave one
+	version string                     // the legacy protocol version negotiated by initialize
+
+	// lastPost is the header map of the last POST, shared read-only by
+	// the next ones whose headers are the same (lastPostValues); see
+	// postHeaderLocked.
+	lastPost       http.Header
+	lastPostValues clientHeaderArray
+	standalone     context.CancelFunc      // stops the standalone GET stream; nil when none runs
+	params         *headerParamCache       // the x-mcp-header parameters of modern tools; nil until SetToolSchemas
+	legacy         *sse.LegacyClient       // the HTTP+SSE fallback, once in use
+	resolve        func(*jsonrpc.Response) // hands a response to the engine directly; nil until SetResolver
 }
 
 // A clientCall is a call written and not yet answered.
@@ -318,14 +323,15 @@ type clientCall struct {
 
 	// Sending it (runCall), in the call rather than in closures and
 	// values of their own: the outcome (sendErr) is signalled on sent
-	// once (sendState), when the trace says the request is on the wire
-	// or when it failed; the timer of the runner that sends it bounds
-	// that. body is the POST's body, reader its reader.
+	// once (sendState), when the request is on the wire (wroteRequest,
+	// called by the HTTP/1.1 client or through an httptrace.ClientTrace
+	// made for net/http's requests only) or when it failed; the timer of
+	// the runner that sends it bounds that. body is the POST's body,
+	// reader its reader.
 	sent      chan struct{}
 	sendErr   error
 	sendState atomic.Int32
 	runner    *clientRunner
-	trace     httptrace.ClientTrace
 	body      []byte
 	reader    callBody
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -47,6 +48,58 @@ func TestClientCallAllocs(t *testing.T) {
 			})
 			if allocs > 50 {
 				t.Errorf("%.0f allocations per tools/call, want at most 50", allocs)
+			}
+		})
+	}
+}
+
+// TestClientCallBytes: a tools/call over Streamable HTTP with default
+// options costs the client at most half the bytes it cost when issue 23
+// began (8b2e914: 6,824 legacy and 7,440 in the 2026-07-28 era, against
+// the floor's server in bench/inprocess). Measured against cannedServer
+// (whose own share, in the same process, is under 50 bytes): 3,828 and
+// 4,219 bytes before POSTs shared their header maps, the call's record
+// lost its http trace and the encoder sized its frame once; about 3,020
+// and 3,430 after.
+func TestClientCallBytes(t *testing.T) {
+	for _, era := range []struct {
+		name    string
+		version mcp.Version
+		limit   uint64
+	}{
+		{"modern/json", "", 7440 / 2},
+		{"legacy/json", mcp.Version20251125, 6824 / 2},
+	} {
+		t.Run(era.name, func(t *testing.T) {
+			srv := newCannedServer(t, false)
+			defer srv.close()
+			ctx := context.Background()
+			c := client.New(mcp.Implementation{Name: "allocs", Version: "1"}, &client.Options{Version: era.version})
+			sess, err := c.Connect(ctx, streamable.NewTransport(srv.url, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			args := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(echoArgs)}
+			call := func() {
+				if _, err := sess.CallTool(ctx, args); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range 50 {
+				call() // runners, connections and pools warm
+			}
+			const calls = 500
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for range calls {
+				call()
+			}
+			runtime.ReadMemStats(&after)
+			per := (after.TotalAlloc - before.TotalAlloc) / calls
+			t.Logf("%d bytes per tools/call", per)
+			if per > era.limit {
+				t.Errorf("%d bytes per tools/call, want at most %d", per, era.limit)
 			}
 		})
 	}

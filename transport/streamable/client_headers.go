@@ -23,40 +23,83 @@ import (
 //
 // The params are read where they lie (they have been encoded, so they
 // are well-formed JSON), and the values share one array: a modern
-// tools/call's headers cost the map and that array.
+// tools/call's headers cost the map and that array. When the requests
+// reach nothing but the transport's own clients (no caller's
+// HTTPClient or layers, which may keep or change a request's headers),
+// POSTs whose headers are those of the last one share its map, which is
+// then never changed: most calls cost no header at all.
 func (c *ClientConn) postHeaderLocked(req *jsonrpc.Request, modern string) http.Header {
-	h := make(http.Header, 8)
-	vals := clientHeaderValues{h: h, v: make([]string, 0, 6)}
+	var hv clientHeaderValues
 	if modern != "" {
-		c.setUserHeaders(h)
-		vals.set(hdrKeyProtocolVersion, modern)
-		vals.set(hdrKeyMethod, req.Method)
-		c.modernHeadersLocked(&vals, req)
+		hv.set(hdrKeyProtocolVersion, modern)
+		hv.set(hdrKeyMethod, req.Method)
+		c.modernHeadersLocked(&hv, req)
 	} else {
-		c.setUserHeaders(h)
 		if c.version != "" {
-			vals.set(hdrKeyProtocolVersion, c.version)
+			hv.set(hdrKeyProtocolVersion, c.version)
 		}
 		if c.session != "" {
-			vals.set(hdrKeySessionID, c.session)
+			hv.set(hdrKeySessionID, c.session)
 		}
 	}
-	vals.set("Content-Type", "application/json")
-	vals.set("Accept", "application/json, text/event-stream")
-	return h
+	hv.set("Content-Type", "application/json")
+	hv.set("Accept", "application/json, text/event-stream")
+	if c.h1 == nil || c.t.wrapped != nil || hv.extra != nil {
+		return hv.header(c)
+	}
+	if c.lastPost != nil && c.lastPostValues == hv.first {
+		return c.lastPost
+	}
+	c.lastPost, c.lastPostValues = hv.header(c), hv.first
+	return c.lastPost
 }
 
-// clientHeaderValues sets headers whose values share one array.
+// clientSharedHeaders is how many headers of its own a POST may have for
+// its header map to be shared (see postHeaderLocked).
+const clientSharedHeaders = 8
+
+// clientHeaderValues are the headers the conn sets on a POST, in order:
+// the first clientSharedHeaders in first, any further ones in extra.
 type clientHeaderValues struct {
-	h http.Header
-	v []string
+	first clientHeaderArray
+	extra []string // keys and values, alternating
+}
+
+// A clientHeaderArray holds up to clientSharedHeaders headers, each a
+// canonical key and one value.
+type clientHeaderArray struct {
+	kv [clientSharedHeaders]struct{ k, v string }
+	n  int
 }
 
 // set sets header k, a canonical key, to the single value v.
 func (hv *clientHeaderValues) set(k, v string) {
-	hv.v = append(hv.v, v)
-	n := len(hv.v)
-	hv.h[k] = hv.v[n-1 : n : n]
+	if a := &hv.first; a.n < len(a.kv) {
+		a.kv[a.n].k, a.kv[a.n].v = k, v
+		a.n++
+		return
+	}
+	hv.extra = append(hv.extra, k, v)
+}
+
+// header returns a new header map with ClientOptions.Header and the
+// values of hv, which win over the caller's; the values share one array.
+func (hv *clientHeaderValues) header(c *ClientConn) http.Header {
+	n := hv.first.n + len(hv.extra)/2
+	h := make(http.Header, n+len(c.t.opts.Header))
+	c.setUserHeaders(h)
+	vals := make([]string, 0, n)
+	add := func(k, v string) {
+		vals = append(vals, v)
+		h[k] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	for _, kv := range hv.first.kv[:hv.first.n] {
+		add(kv.k, kv.v)
+	}
+	for i := 0; i+1 < len(hv.extra); i += 2 {
+		add(hv.extra[i], hv.extra[i+1])
+	}
+	return h
 }
 
 // modernHeadersLocked adds Mcp-Name and the Mcp-Param headers of req.

@@ -155,7 +155,6 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 	defer call.abort(nil)
 	r := call.runner
 	r.arm(call, c.t.opts.ConnectTimeout)
-	call.trace.WroteRequest = call.wroteRequest
 	resp, err := c.sendCall(ctx, call, hdr, body)
 	r.disarm(call)
 	if err != nil {
@@ -234,9 +233,9 @@ func (c *ClientConn) sendCall(ctx context.Context, call *clientCall, hdr http.He
 	var resp *http.Response
 	var err error
 	if c.h1 != nil && c.t.wrapped == nil && len(body) <= h1MaxBody {
-		resp, err = c.h1.roundTrip(ctx, hdr, body, call.trace.WroteRequest)
+		resp, err = c.h1.roundTrip(ctx, hdr, body, call.wroteRequest)
 		if err == nil && resp.StatusCode/100 != 2 {
-			resp.Request = &http.Request{Method: http.MethodPost, URL: c.u, Header: hdr, Host: c.host} // for the errors that name it
+			resp.Request = &http.Request{Method: http.MethodPost, URL: c.u, Header: hdr.Clone(), Host: c.host} // for the errors that name it (hdr may be shared: postHeaderLocked)
 		}
 	} else {
 		call.body = body
@@ -257,7 +256,7 @@ func (c *ClientConn) sendCall(ctx context.Context, call *clientCall, hdr http.He
 			GetBody:       call.getBody,
 			ContentLength: int64(len(body)),
 			Host:          c.host,
-		}).WithContext(httptrace.WithClientTrace(ctx, &call.trace))
+		}).WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: call.wroteRequest}))
 		switch {
 		case !c.direct:
 			return c.t.client.Do(req)
