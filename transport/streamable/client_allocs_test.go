@@ -21,35 +21,46 @@ import (
 // server that answers at once (cannedServer). Through net/http's
 // Transport it cost 86 (issue 23).
 func TestClientCallAllocs(t *testing.T) {
-	for _, era := range []struct {
-		name    string
-		version mcp.Version
-		sse     bool
-	}{
-		{"modern/json", "", false},
-		{"legacy/json", mcp.Version20251125, false},
-		{"legacy/sse", mcp.Version20251125, true},
-	} {
+	for _, era := range cannedEras {
 		t.Run(era.name, func(t *testing.T) {
-			srv := newCannedServer(t, era.sse)
-			defer srv.close()
-			ctx := context.Background()
-			c := client.New(mcp.Implementation{Name: "allocs", Version: "1"}, &client.Options{Version: era.version})
-			sess, err := c.Connect(ctx, streamable.NewTransport(srv.url, nil))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
-			args := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(echoArgs)}
-			allocs := testing.AllocsPerRun(300, func() {
-				if _, err := sess.CallTool(ctx, args); err != nil {
-					t.Fatal(err)
-				}
-			})
-			if allocs > 50 {
+			call := cannedCall(t, era.version, era.sse, nil)
+			if allocs := testing.AllocsPerRun(300, call); allocs > 50 {
 				t.Errorf("%.0f allocations per tools/call, want at most 50", allocs)
 			}
 		})
+	}
+}
+
+// cannedEras are the eras and answer forms the allocation tests run in.
+var cannedEras = []struct {
+	name    string
+	version mcp.Version
+	sse     bool
+}{
+	{"modern/json", "", false},
+	{"legacy/json", mcp.Version20251125, false},
+	{"legacy/sse", mcp.Version20251125, true},
+}
+
+// cannedCall connects a client with options o to a cannedServer answering
+// as sse says, in era version, and returns a tools/call of its echo tool;
+// all is closed when the test ends.
+func cannedCall(t *testing.T, version mcp.Version, sse bool, o *streamable.ClientOptions) func() {
+	t.Helper()
+	srv := newCannedServer(t, sse)
+	t.Cleanup(srv.close)
+	ctx := context.Background()
+	c := client.New(mcp.Implementation{Name: "allocs", Version: "1"}, &client.Options{Version: version})
+	sess, err := c.Connect(ctx, streamable.NewTransport(srv.url, o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	args := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(echoArgs)}
+	return func() {
+		if _, err := sess.CallTool(ctx, args); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -71,21 +82,7 @@ func TestClientCallBytes(t *testing.T) {
 		{"legacy/json", mcp.Version20251125, 6824 / 2},
 	} {
 		t.Run(era.name, func(t *testing.T) {
-			srv := newCannedServer(t, false)
-			defer srv.close()
-			ctx := context.Background()
-			c := client.New(mcp.Implementation{Name: "allocs", Version: "1"}, &client.Options{Version: era.version})
-			sess, err := c.Connect(ctx, streamable.NewTransport(srv.url, nil))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
-			args := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(echoArgs)}
-			call := func() {
-				if _, err := sess.CallTool(ctx, args); err != nil {
-					t.Fatal(err)
-				}
-			}
+			call := cannedCall(t, era.version, false, nil)
 			for range 50 {
 				call() // runners, connections and pools warm
 			}
@@ -111,19 +108,8 @@ func TestClientCallBytes(t *testing.T) {
 // HTTP/1.1 client, at most 6 allocations above the bound without them
 // (the request that the layers see, and its context).
 func TestClientCallAllocsThroughLayers(t *testing.T) {
-	for _, era := range []struct {
-		name    string
-		version mcp.Version
-		sse     bool
-	}{
-		{"modern/json", "", false},
-		{"legacy/json", mcp.Version20251125, false},
-		{"legacy/sse", mcp.Version20251125, true},
-	} {
+	for _, era := range cannedEras {
 		t.Run(era.name, func(t *testing.T) {
-			srv := newCannedServer(t, era.sse)
-			defer srv.close()
-			ctx := context.Background()
 			var through atomic.Int64
 			wrap := func(next http.RoundTripper) http.RoundTripper {
 				return layerFunc(func(r *http.Request) (*http.Response, error) {
@@ -131,19 +117,9 @@ func TestClientCallAllocsThroughLayers(t *testing.T) {
 					return next.RoundTrip(r)
 				})
 			}
-			c := client.New(mcp.Implementation{Name: "allocs", Version: "1"}, &client.Options{Version: era.version})
-			sess, err := c.Connect(ctx, streamable.NewTransport(srv.url, &streamable.ClientOptions{WrapTransport: wrap}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
-			args := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(echoArgs)}
+			call := cannedCall(t, era.version, era.sse, &streamable.ClientOptions{WrapTransport: wrap})
 			before := through.Load()
-			allocs := testing.AllocsPerRun(300, func() {
-				if _, err := sess.CallTool(ctx, args); err != nil {
-					t.Fatal(err)
-				}
-			})
+			allocs := testing.AllocsPerRun(300, call)
 			if n := through.Load() - before; n < 301 {
 				t.Errorf("%d requests through the layer for 301 calls", n)
 			}
