@@ -29,9 +29,10 @@ var layers = map[string][]string{
 	"transport/internal/sse":    {"transport", "jsonrpc"},
 	"transport/internal/memnet": {}, // tests only: the in-memory network of the HTTP transports' tests
 	"internal/track":            {},
-	"internal/proxytest":        {}, // test support: a reverse proxy passes SSE answers whole (conformance/proxy, tap)
-	"internal/bodytest":         {}, // test support: a huge request body, refused early by every HTTP entry point
-	"transport/observetest":     {}, // tests only: every transport's observer, end to end
+	"internal/proxytest":        {},      // test support: a reverse proxy passes SSE answers whole (conformance/proxy, tap)
+	"internal/bodytest":         {},      // test support: a huge request body, refused early by every HTTP entry point
+	"internal/cannedhttp":       {"mcp"}, // test support: an MCP server over HTTP/1.1 with canned answers (the HTTP client's cost tests)
+	"transport/observetest":     {},      // tests only: every transport's observer, end to end
 	"internal/jsonschema":       {"internal/jsonscan"},
 	"internal/jsonscan":         {}, // the one JSON scanner (jsonrpc, mcp, streamable, jsonschema and its full engine)
 	"internal/jsonschema/full":  {"internal/jsonschema", "internal/jsonscan"},

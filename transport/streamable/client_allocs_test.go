@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/internal/cannedhttp"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport/streamable"
 )
@@ -18,7 +19,7 @@ import (
 // TestClientCallAllocs: a tools/call over Streamable HTTP with default
 // options costs the client (the MCP client, the engine and the
 // transport, with net/http's part) at most 50 allocations, against a
-// server that answers at once (cannedServer). Through net/http's
+// server that answers at once (cannedhttp.Server). Through net/http's
 // Transport it cost 86 (issue 23).
 func TestClientCallAllocs(t *testing.T) {
 	for _, era := range cannedEras {
@@ -42,16 +43,16 @@ var cannedEras = []struct {
 	{"legacy/sse", mcp.Version20251125, true},
 }
 
-// cannedCall connects a client with options o to a cannedServer answering
+// cannedCall connects a client with options o to a cannedhttp.Server answering
 // as sse says, in era version, and returns a tools/call of its echo tool;
 // all is closed when the test ends.
 func cannedCall(t *testing.T, version mcp.Version, sse bool, o *streamable.ClientOptions) func() {
 	t.Helper()
-	srv := newCannedServer(t, sse)
-	t.Cleanup(srv.close)
+	srv := cannedhttp.New(t, sse)
+	t.Cleanup(srv.Close)
 	ctx := context.Background()
 	c := client.New(mcp.Implementation{Name: "allocs", Version: "1"}, &client.Options{Version: version})
-	sess, err := c.Connect(ctx, streamable.NewTransport(srv.url, o))
+	sess, err := c.Connect(ctx, streamable.NewTransport(srv.URL, o))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func cannedCall(t *testing.T, version mcp.Version, sse bool, o *streamable.Clien
 // TestClientCallBytes: a tools/call over Streamable HTTP with default
 // options costs the client at most half the bytes it cost when issue 23
 // began (8b2e914: 6,824 legacy and 7,440 in the 2026-07-28 era, against
-// the floor's server in bench/inprocess). Measured against cannedServer
+// the floor's server in bench/inprocess). Measured against cannedhttp.Server
 // (whose own share, in the same process, is under 50 bytes): 3,828 and
 // 4,219 bytes before POSTs shared their header maps, the call's record
 // lost its http trace and the encoder sized its frame once; about 3,020

@@ -1,19 +1,17 @@
 package streamable_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/internal/cannedhttp"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport/streamable"
 )
@@ -44,13 +42,13 @@ func BenchmarkClientCallCanned(b *testing.B) {
 		{"legacy/json", mcp.Version20251125, false},
 		{"legacy/sse", mcp.Version20251125, true},
 	} {
-		srv := newCannedServer(b, era.sse)
+		srv := cannedhttp.New(b, era.sse)
 		ctx := context.Background()
 		args := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(echoArgs)}
 
 		capture := &benchCapture{base: &http.Transport{}}
 		c := client.New(mcp.Implementation{Name: "bench", Version: "1"}, &client.Options{Version: era.version})
-		sess, err := c.Connect(ctx, streamable.NewTransport(srv.url, &streamable.ClientOptions{HTTPClient: &http.Client{Transport: capture}}))
+		sess, err := c.Connect(ctx, streamable.NewTransport(srv.URL, &streamable.ClientOptions{HTTPClient: &http.Client{Transport: capture}}))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -66,7 +64,7 @@ func BenchmarkClientCallCanned(b *testing.B) {
 			name := era.name + "/c=" + strconv.Itoa(conc)
 			b.Run(name+"/client", func(b *testing.B) {
 				c := client.New(mcp.Implementation{Name: "bench", Version: "1"}, &client.Options{Version: era.version})
-				sess, err := c.Connect(ctx, streamable.NewTransport(srv.url, nil))
+				sess, err := c.Connect(ctx, streamable.NewTransport(srv.URL, nil))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -92,7 +90,7 @@ func BenchmarkClientCallCanned(b *testing.B) {
 				benchParallel(b, conc, func() error {
 					body := append(append(append([]byte(nil), pre...), `"id":`...), strconv.FormatInt(ids.Add(1), 10)...)
 					body = append(append(body, ','), post...)
-					req, _ := http.NewRequest(http.MethodPost, srv.url, bytes.NewReader(body))
+					req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
 					req.Header = capture.header
 					resp, err := hc.Do(req)
 					if err != nil {
@@ -107,150 +105,6 @@ func BenchmarkClientCallCanned(b *testing.B) {
 				})
 			})
 		}
-		srv.close()
+		srv.Close()
 	}
-}
-
-// A cannedServer answers the client's requests over HTTP/1.1 with canned
-// answers, parsing no more than it must: the request line, the
-// Content-Length header, and the method and id of a JSON-RPC body as
-// the client encodes them. initialize, server/discover and tools/call
-// get a result; other calls an empty result; notifications 202; GET 405
-// (no standalone stream); DELETE 200.
-type cannedServer struct {
-	ln    net.Listener
-	url   string
-	sse   bool
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	conns map[net.Conn]bool
-}
-
-func newCannedServer(tb testing.TB, sse bool) *cannedServer {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s := &cannedServer{ln: ln, url: "http://" + ln.Addr().String() + "/mcp", sse: sse, conns: map[net.Conn]bool{}}
-	s.wg.Go(func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.conns[conn] = true
-			s.mu.Unlock()
-			s.wg.Go(func() {
-				s.serve(conn)
-				conn.Close()
-			})
-		}
-	})
-	return s
-}
-
-func (s *cannedServer) close() {
-	s.ln.Close()
-	s.mu.Lock()
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
-}
-
-const (
-	cannedInit     = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"canned","version":"1"}}`
-	cannedDiscover = `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":60000,"cacheScope":"public","resultType":"complete"}`
-)
-
-var cannedEcho = `{"content":[{"type":"text","text":"` + string(bytes.Repeat([]byte("x"), 100)) + `"}],"resultType":"complete"}`
-
-func (s *cannedServer) serve(conn net.Conn) {
-	br := bufio.NewReaderSize(conn, 16<<10)
-	bw := bufio.NewWriterSize(conn, 16<<10)
-	var body, msg []byte
-	var num [20]byte
-	for {
-		line, err := br.ReadSlice('\n')
-		if err != nil {
-			return
-		}
-		verb, _, _ := bytes.Cut(line, []byte(" "))
-		get, del := string(verb) == http.MethodGet, string(verb) == http.MethodDelete
-		length := 0
-		for {
-			h, err := br.ReadSlice('\n')
-			if err != nil {
-				return
-			}
-			h = bytes.TrimRight(h, "\r\n")
-			if len(h) == 0 {
-				break
-			}
-			if k, v, ok := bytes.Cut(h, []byte(":")); ok && bytes.EqualFold(k, []byte("Content-Length")) {
-				length, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
-			}
-		}
-		body = append(body[:0], make([]byte, length)...)
-		if _, err := io.ReadFull(br, body); err != nil {
-			return
-		}
-		switch {
-		case get:
-			bw.WriteString("HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")
-		case del:
-			bw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-		default:
-			id := cannedField(body, `"id":`, ',')
-			if id == nil {
-				bw.WriteString("HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
-				break
-			}
-			result := `{}`
-			switch string(cannedField(body, `"method":"`, '"')) {
-			case mcp.MethodInitialize:
-				result = cannedInit
-			case mcp.MethodDiscover:
-				result = cannedDiscover
-			case mcp.MethodCallTool:
-				result = cannedEcho
-			}
-			msg = append(append(append(append(msg[:0], `{"jsonrpc":"2.0","id":`...), id...), `,"result":`...), result...)
-			msg = append(msg, '}')
-			if s.sse {
-				bw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nMcp-Session-Id: canned-session\r\nTransfer-Encoding: chunked\r\n\r\n")
-				ev := len("id: 1\ndata: \n\n") + len("event: message\nid: 2\ndata: ") + len(msg) + len("\n\n")
-				bw.Write(strconv.AppendInt(num[:0], int64(ev), 16))
-				bw.WriteString("\r\n")
-				bw.WriteString("id: 1\ndata: \n\nevent: message\nid: 2\ndata: ")
-				bw.Write(msg)
-				bw.WriteString("\n\n\r\n0\r\n\r\n")
-			} else {
-				bw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: canned-session\r\nContent-Length: ")
-				bw.Write(strconv.AppendInt(num[:0], int64(len(msg)), 10))
-				bw.WriteString("\r\n\r\n")
-				bw.Write(msg)
-			}
-		}
-		if bw.Flush() != nil {
-			return
-		}
-	}
-}
-
-// cannedField returns what follows key in b up to end (a JSON value as
-// the client's encoder writes it: the id before the method, the method
-// before the params), or nil.
-func cannedField(b []byte, key string, end byte) []byte {
-	_, rest, ok := bytes.Cut(b, []byte(key))
-	if !ok {
-		return nil
-	}
-	v, _, ok := bytes.Cut(rest, []byte{end})
-	if !ok {
-		return nil
-	}
-	return v
 }
