@@ -49,6 +49,12 @@ const lineMaxRetained = 1 << 20
 // written at once.
 const lineHoldMax = 64 << 10
 
+// lineHoldFor is the longest a line connection holds back an answer while
+// it has more input to handle: a burst of calls that each take a while
+// (but less than the hand-off's 100 µs) would otherwise keep the first
+// answer until 64 KiB of answers were written after it.
+const lineHoldFor = time.Millisecond
+
 // lineCloseWait bounds how long Close waits for the reader goroutine after
 // closing the closer. Closing a pipe, a socket or an os/exec pipe ends a
 // pending read at once; a closer that does not (os.Stdin, which is in
@@ -175,8 +181,9 @@ type lineConn struct {
 	wmu   sync.Mutex
 	w     io.Writer
 	flush func() error
-	wbuf  []byte // the messages held (see hold), then scratch
-	werr  error  // sticky: a write failed and the line may be cut
+	wbuf  []byte    // the messages held (see hold), then scratch
+	since time.Time // when the first message held was written to wbuf
+	werr  error     // sticky: a write failed and the line may be cut
 
 	// hold is set when the pushing reader delivers a message while the
 	// input buffered holds another whole line, and cleared before a read
@@ -474,7 +481,13 @@ func (c *lineConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	}
 	c.wbuf = append(b, '\n')
 	if c.hold.Load() && len(c.wbuf) < lineHoldMax {
-		return nil
+		if held == 0 {
+			c.since = time.Now()
+			return nil
+		}
+		if time.Since(c.since) < lineHoldFor {
+			return nil
+		}
 	}
 	return c.writeHeldLocked()
 }

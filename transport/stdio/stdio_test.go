@@ -291,3 +291,41 @@ func BenchmarkPipelinedCalls(b *testing.B) {
 	b.ReportMetric(float64(out.writes)/float64(id), "writes/call")
 	b.ReportMetric(float64(depth), "calls/op")
 }
+
+// TestHeldAnswersWaitAtMostAMillisecond: answers were held for as long
+// as more calls were buffered, bounded only at 64 KiB of output, so that
+// a burst of calls that each take a little under the hand-off's 100 µs
+// kept the first answer for 64 KiB of answers (about 130 ms of small
+// ones). An answer is now held for at most a millisecond.
+func TestHeldAnswersWaitAtMostAMillisecond(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const n = 100 // 90 µs each: 9 ms in all
+		in, stdin := io.Pipe()
+		out := &countingWriter{}
+		conn, err := New(&Options{Stdin: in, Stdout: out}).Connect(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+			time.Sleep(90 * time.Microsecond)
+			return struct{}{}, nil
+		})
+		c := jsonrpc.NewConn(conn, &jsonrpc.Options{Handler: h})
+		var burst strings.Builder
+		for i := range n {
+			fmt.Fprintf(&burst, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i+1)
+		}
+		io.WriteString(stdin, burst.String())
+		time.Sleep(time.Second) // virtual time: every call made and answered
+		synctest.Wait()
+		writes, lines := out.counts()
+		if lines != n {
+			t.Fatalf("%d of %d answers written", lines, n)
+		}
+		if writes < 8 {
+			t.Errorf("%d answers over 9 ms took %d writes, want one at least every millisecond", n, writes)
+		}
+		stdin.Close()
+		<-c.Done()
+	})
+}
