@@ -138,8 +138,10 @@ func (p *page) open(kind, key string) {
 // text: "ok" or "bad", and what its body shows.
 func (p *page) result() (status, text string) {
 	p.t.Helper()
-	p.wait(`(() => { const c = document.querySelector("#detail .history .result"); return c && !c.querySelector(".status.running"); })()`)
-	status = p.str(`document.querySelector("#detail .history .result .status").className.replace("status ", "")`)
+	// The card's own status is in its head: an App shown in the card has
+	// a status of its own ("loading…" until it initializes).
+	p.wait(`(() => { const s = document.querySelector("#detail .history .result > .result-head > .status"); return s && !s.classList.contains("running"); })()`)
+	status = p.str(`document.querySelector("#detail .history .result > .result-head > .status").className.replace("status ", "")`)
 	text = p.str(`document.querySelector("#detail .history .result .body").innerText`)
 	return status, text
 }
