@@ -79,9 +79,10 @@ func crlfMostly(s string) bool {
 // editWorkLimit bounds the work of the edits of one call, in bytes
 // passed over: each edit passes over the whole file (to find oldText,
 // and to replace it), and each comparison of a line of oldText with a
-// line of the file counts lineCompareWork. The official server has no
-// bound: there, many edits of a large file, or an oldText of thousands of
-// lines against a file of as many similar ones, take minutes or hours.
+// line of the file counts lineCompareWork and the bytes it compares.
+// The official server has no bound: there, many edits of a large file,
+// or an oldText of thousands of lines against a file of as many similar
+// ones, take minutes or hours.
 const (
 	editWorkLimit   = 2 << 30
 	lineCompareWork = 128
@@ -151,9 +152,9 @@ func applyEdits(content string, edits []edit, maxBytes int64) (string, error) {
 		if oldEndsLine {
 			lastStart--
 		}
-		// Splitting the file, finding its indentation and joining it
-		// again pass over it twice more.
-		if err := b.spend(2*int64(len(content)), index, len(edits)); err != nil {
+		// Splitting the file, trimming its lines, finding its indentation
+		// and joining it again pass over it three times more.
+		if err := b.spend(3*int64(len(content)), index, len(edits)); err != nil {
 			return "", err
 		}
 		found := false
@@ -161,13 +162,25 @@ func applyEdits(content string, edits []edit, maxBytes int64) (string, error) {
 		for j, ol := range oldLines {
 			trimmed[j] = jsTrim(ol)
 		}
+		// Each line of the file is trimmed once: trimming it at each
+		// comparison made the work grow with the square of the lines'
+		// length, past what the budget counted.
+		fileTrimmed := make([]string, len(lines))
+		for k, l := range lines {
+			fileTrimmed[k] = jsTrim(l)
+		}
 		for i := 0; i <= lastStart; i++ {
 			match := true
 			for j := range oldLines {
-				if err := b.spend(lineCompareWork, index, len(edits)); err != nil {
+				// Lines of equal length are compared byte by byte.
+				work := int64(lineCompareWork)
+				if len(trimmed[j]) == len(fileTrimmed[i+j]) {
+					work += int64(len(trimmed[j]))
+				}
+				if err := b.spend(work, index, len(edits)); err != nil {
 					return "", err
 				}
-				if trimmed[j] != jsTrim(lines[i+j]) {
+				if trimmed[j] != fileTrimmed[i+j] {
 					match = false
 					break
 				}

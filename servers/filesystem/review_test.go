@@ -103,3 +103,28 @@ func TestEditReindentationBounded(t *testing.T) {
 		t.Errorf("the file has %d bytes, want it unchanged", len(b))
 	}
 }
+
+// TestEditMatchingTrimsEachLineOnce: the work budget counted 128 bytes
+// for each comparison of a line of oldText with a line of the file, but
+// each comparison trimmed the file's line again, however long it was: a
+// file of 8,000 lines of 1,000 spaces and an oldText of 3,999 blank
+// lines and one that differs took 33 s within the budget, and grows with
+// the square of the size. Each line is now trimmed once per edit, and a
+// comparison counts the bytes it compares.
+func TestEditMatchingTrimsEachLineOnce(t *testing.T) {
+	content := strings.Repeat(strings.Repeat(" ", 1000)+"\n", 8000)
+	old := strings.Repeat("\n", 3999) + "y"
+	start := time.Now()
+	_, err := applyEdits(content, []edit{{OldText: old, NewText: "z"}}, 1<<30)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("an oldText of 4,000 lines against 8,000 lines of 1,000 spaces took %v (%v); want well under 5 s", took, err)
+	}
+	// Equal long lines are compared byte by byte: that is counted too.
+	content = strings.Repeat(strings.Repeat("x", 1000)+"\n", 8000)
+	old = strings.Repeat(strings.Repeat("x", 1000)+"\n", 3999) + "y"
+	start = time.Now()
+	_, err = applyEdits(content, []edit{{OldText: old, NewText: "z"}}, 1<<30)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("an oldText of 4,000 long lines against 8,000 equal ones took %v (%v); want well under 5 s", took, err)
+	}
+}
