@@ -52,6 +52,33 @@ func TestGitStashPopUndoRemovesRestoredUntracked(t *testing.T) {
 	}
 }
 
+// TestGitStashPopUndoWithAFileWhereADirWas: a stash whose untracked
+// files include sub/a.txt, popped where the user now has a file named
+// sub: the check of what the pop would create took any error of Lstat
+// (here ENOTDIR) for "missing", so the undo tried to remove sub/a.txt,
+// failed on ENOTDIR, and said "undoing the pop failed too" though the
+// undo had worked. Only a missing file is now one the pop creates.
+func TestGitStashPopUndoWithAFileWhereADirWas(t *testing.T) {
+	dir := newRepo(t)
+	s := serve(t, dir, nil)
+	write(t, dir, "hello.txt", "hello\nstashed\n")
+	write(t, dir, "sub/a.txt", "a\n")
+	s.ok(git.ToolStash, m{"action": "push", "include_untracked": true})
+	write(t, dir, "hello.txt", "hello\ncommitted meanwhile\n")
+	gitCmd(t, dir, "commit", "-q", "-am", "meanwhile")
+	write(t, dir, "sub", "the user's file\n")
+	text := s.refused(git.ToolStash, m{"action": "pop"})
+	if strings.Contains(text, "undoing the pop failed") {
+		t.Errorf("a pop refused where a file stands for a directory of the stash: %q; want the pop undone without error", text)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "sub")); err != nil || string(b) != "the user's file\n" {
+		t.Errorf("the user's file: %q, %v", b, err)
+	}
+	if st := gitCmd(t, dir, "status", "--porcelain"); st != "?? sub\n" {
+		t.Errorf("after the undone pop, git status says:\n%s\nwant only the user's own untracked file", st)
+	}
+}
+
 // TestGitKilledAtItsTimeLeavesNoLock: git was killed with SIGKILL at its
 // time limit (or when the call was cancelled), so it could not remove
 // the lock files it held: a merge stopped while a ref was being updated

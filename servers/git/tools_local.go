@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/server"
@@ -168,15 +169,12 @@ type untrackedFiles struct {
 // that do not exist now.
 func (r *Repository) stashUntracked(ctx context.Context, entry string) (*untrackedFiles, error) {
 	u := &untrackedFiles{}
-	if _, err := r.run(ctx, nil, maxArgLen, "rev-parse", "--verify", "--quiet", "refs/"+entry+"^3"); err != nil {
-		var gerr *gitError
-		if errors.As(err, &gerr) {
-			return u, nil // no untracked files in the entry
-		}
-		return nil, err
-	}
 	out, err := r.run(ctx, nil, r.maxOutput, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "refs/"+entry+"^3")
 	if err != nil {
+		var gerr *gitError
+		if errors.As(err, &gerr) {
+			return u, nil // no third parent: no untracked files in the entry
+		}
 		return nil, err
 	}
 	if out.cut {
@@ -191,8 +189,10 @@ func (r *Repository) stashUntracked(ctx context.Context, entry string) (*untrack
 			continue
 		}
 		p := filepath.FromSlash(name)
-		if _, err := u.root.Lstat(p); err == nil {
-			continue // the pop refuses to write over it
+		if _, err := u.root.Lstat(p); err == nil || errors.Is(err, syscall.ENOTDIR) {
+			continue // the pop refuses to write over it, or through a file
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("cannot pop %s: checking its untracked file %s, to undo the pop if it failed: %w", entry, name, err)
 		}
 		u.files = append(u.files, p)
 		for d := filepath.Dir(p); d != "." && !dirs[d]; d = filepath.Dir(d) {
@@ -211,7 +211,7 @@ func (r *Repository) stashUntracked(ctx context.Context, entry string) (*untrack
 // failed pop created.
 func (u *untrackedFiles) remove() error {
 	for _, f := range u.files {
-		if err := u.root.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := u.root.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return fmt.Errorf("removing %s, restored by the pop: %w", f, err)
 		}
 	}
