@@ -184,6 +184,9 @@ type lineConn struct {
 	wbuf  []byte    // the messages held (see hold), then scratch
 	since time.Time // when the first message held was written to wbuf
 	werr  error     // sticky: a write failed and the line may be cut
+	// closing is set, once, when Close writes what is held: from then on
+	// nothing is held, since the stream may end before the next write.
+	closing bool
 
 	// hold is set when the pushing reader delivers a message while the
 	// input buffered holds another whole line, and cleared before a read
@@ -352,6 +355,9 @@ func (c *lineConn) lineBuffered() bool {
 func (c *lineConn) setHold(hold bool) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if c.closing {
+		return // cleared for good by writeHeldBeforeClose
+	}
 	c.hold.Store(hold)
 	if !hold && len(c.wbuf) > 0 && c.werr == nil {
 		c.writeHeldLocked()
@@ -521,21 +527,42 @@ func (c *lineConn) writeHeldLocked() error {
 // the stream: each was reported written (its Write returned nil), and the
 // engine closes the stream once the answers in hand are written. A peer
 // that does not take them within lineCloseWait does not hang Close: the
-// closer then makes the write fail.
+// closer then makes the write fail. From then on nothing is held
+// (closing), so a line the reader writes before the stream ends is
+// written at once, not left behind.
 func (c *lineConn) writeHeldBeforeClose() {
-	if !c.hold.Load() {
-		return // nothing is held
+	if c.wmu.TryLock() {
+		// The common case: no write in progress and nothing held.
+		c.closing = true
+		c.hold.Store(false)
+		held := len(c.wbuf) > 0 && c.werr == nil
+		c.wmu.Unlock()
+		if !held {
+			return
+		}
 	}
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
-		c.setHold(false)
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
+		c.closeHoldLocked()
 	}()
 	t := time.NewTimer(lineCloseWait)
 	defer t.Stop()
 	select {
 	case <-written:
 	case <-t.C:
+	}
+}
+
+// closeHoldLocked stops holding lines, for good, and writes those held.
+// c.wmu is held.
+func (c *lineConn) closeHoldLocked() {
+	c.closing = true
+	c.hold.Store(false)
+	if len(c.wbuf) > 0 && c.werr == nil {
+		c.writeHeldLocked()
 	}
 }
 

@@ -1,8 +1,10 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -48,4 +50,22 @@ func TestCloseWritesHeldAnswers(t *testing.T) {
 			t.Fatalf("after Close the peer got %v, want the answer to call 1", got)
 		}
 	})
+}
+
+// Once Close has written what is held, nothing is held again: the reader
+// could set hold between that write and the end of the stream (a refusal
+// of a line it had buffered), and a line then held was reported written
+// (Write returned nil) but never reached the peer.
+func TestNothingHeldOnceClosing(t *testing.T) {
+	var out bytes.Buffer
+	c := NewLineConn(strings.NewReader(""), &out, nil, nil).(*lineConn)
+	c.writeHeldBeforeClose() // Close's first step
+	c.setHold(true)          // the reader, in between
+	if err := c.Write(context.Background(), &jsonrpc.Request{Method: "late"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"late"`) {
+		t.Errorf("a line written after Close wrote what was held, but before the stream ended, was held: the peer got %q", out.String())
+	}
+	c.Close()
 }
