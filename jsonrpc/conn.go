@@ -526,7 +526,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 		_, err := c.out.Handle(ctx, req)
 		return err
 	}
-	if c.isDone() {
+	if c.Finished() {
 		return ErrClosed
 	}
 	return c.write(ctx, req)
@@ -543,7 +543,11 @@ func (c *Conn) write(ctx context.Context, m Message) error {
 	return c.w.Write(ctx, m)
 }
 
-func (c *Conn) isDone() bool { return c.finished.Load() }
+// Finished reports whether the connection has shut down, which Done
+// reports by closing its channel. Unlike Done it makes no channel, so a
+// caller that only polls (an HTTP handler sweeping its idle sessions)
+// leaves none behind on each connection.
+func (c *Conn) Finished() bool { return c.finished.Load() }
 
 // Closing returns a channel that is closed when the connection starts
 // shutting down (Close, or the end of the input). Long-lived handlers,

@@ -51,3 +51,24 @@ func TestIncomingIsSmall(t *testing.T) {
 		t.Errorf("an incoming is %d bytes, want at most 80", size)
 	}
 }
+
+// TestFinishedMakesNoChannel: Finished reports the end of the connection
+// as Done does, and asking it leaves a conn without Done's channel.
+func TestFinishedMakesNoChannel(t *testing.T) {
+	c := NewDirectConn(discardWriter{}, nil)
+	if c.Finished() {
+		t.Fatal("a new conn is finished")
+	}
+	if c.done != nil {
+		t.Error("Finished made Done's channel")
+	}
+	c.Close()
+	if !c.Finished() {
+		t.Fatal("a closed conn is not finished")
+	}
+	select {
+	case <-c.Done():
+	default:
+		t.Fatal("Finished, but Done is open")
+	}
+}

@@ -22,7 +22,7 @@ import (
 // the peer and, for a call, waits for the response.
 func (c *Conn) outgoing(ctx context.Context, req *Request) (any, error) {
 	if !req.IsCall() {
-		if c.isDone() {
+		if c.Finished() {
 			return nil, ErrClosed
 		}
 		return nil, c.write(ctx, req)

@@ -84,6 +84,34 @@ func TestClosedSessionsAreReleased(t *testing.T) {
 	}
 }
 
+// TestOpenSessionEnded: what Open returns says it has ended as Done
+// does, without a channel: the HTTP handler asks it of every session it
+// looks up or sweeps.
+func TestOpenSessionEnded(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "ended", Version: "1"}, nil)
+	defer srv.Close()
+	ss, err := srv.Open(context.Background(), "s", nopWriter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ender, ok := ss.(interface{ Ended() bool })
+	if !ok {
+		t.Fatalf("%T has no Ended method", ss)
+	}
+	if ender.Ended() {
+		t.Fatal("an open session has ended")
+	}
+	ss.Close()
+	if !ender.Ended() {
+		t.Error("a closed session has not ended")
+	}
+	select {
+	case <-ss.Done():
+	default:
+		t.Error("the session has ended, but Done is open")
+	}
+}
+
 type nopWriter struct{}
 
 func (nopWriter) Write(context.Context, jsonrpc.Message) error { return nil }

@@ -77,11 +77,7 @@ func (m messageSession) ProtocolVersion() string { return string(m.Session.Proto
 // Ended reports whether the session has ended, as a receive from Done
 // would, without making Done's channel: the HTTP handler asks it of every
 // session it looks up or sweeps, and an idle session keeps no channel.
-func (m messageSession) Ended() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.ended
-}
+func (m messageSession) Ended() bool { return m.conn.Finished() }
 
 // ServeStateless answers one modern request without a session; see
 // transport.MessageServer. At most Options.MaxStatelessRequests are

@@ -27,7 +27,6 @@ type Session struct {
 	out         outbox       // notifications waiting to be sent (notify.go)
 	initialized bool         // initialize was answered: client is set
 	shared      bool         // opened with a store: its state is shared (shared.go); set before use
-	ended       bool         // the connection has shut down (Done is closed)
 	logLevel    uint8        // the Severity of the level logging/setLevel set; 0: none, everything is sent
 	client      *clientState // what initialize negotiated; shared, read-only (session_client.go)
 	subs        map[string]struct{}
@@ -223,9 +222,6 @@ func uncancelled(ctx context.Context) context.Context {
 
 // sessionEnded takes a session whose connection has shut down.
 func (s *Server) sessionEnded(sess *Session, err error) {
-	sess.mu.Lock()
-	sess.ended = true
-	sess.mu.Unlock()
 	s.sessionClosed(sess, err)
 	s.removeSession(sess)
 }
