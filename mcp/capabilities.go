@@ -1,6 +1,10 @@
 package mcp
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+)
 
 // Capabilities follow schema/2025-11-25 and schema/2026-07-28 (the union of
 // both; older revisions have subsets). A capability is present when its
@@ -113,6 +117,51 @@ func (c *ClientCapabilities) HasExtension(id string) bool {
 	return ok
 }
 
+// Clone returns a deep copy of c: its maps and their values, and every
+// capability it points to, are its own, so that changing the copy (even
+// through its pointers) leaves c as it was. Only the *Supported markers,
+// which hold nothing that can change, are shared. A nil map stays nil and
+// an empty one empty.
+func (c *ClientCapabilities) Clone() ClientCapabilities {
+	out := *c
+	out.Experimental = cloneRawMap(c.Experimental)
+	out.Roots = clonePtr(c.Roots)
+	out.Sampling = clonePtr(c.Sampling)
+	out.Elicitation = clonePtr(c.Elicitation)
+	if c.Tasks != nil {
+		t := *c.Tasks
+		if r := t.Requests; r != nil {
+			t.Requests = &ClientTaskRequests{Sampling: clonePtr(r.Sampling), Elicitation: clonePtr(r.Elicitation)}
+		}
+		out.Tasks = &t
+	}
+	out.Extensions = cloneRawMap(c.Extensions)
+	return out
+}
+
+// clonePtr returns a pointer to a copy of *p, or nil for a nil p: a deep
+// copy for the capabilities that hold only values and *Supported markers.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// cloneRawMap returns a copy of m whose values are copies too; nil for a
+// nil m.
+func cloneRawMap(m map[string]json.RawMessage) map[string]json.RawMessage {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		out[k] = bytes.Clone(v)
+	}
+	return out
+}
+
 // ServerCapabilities are the optional features a server supports, sent in
 // InitializeResult (legacy) or DiscoverResult (modern).
 type ServerCapabilities struct {
@@ -201,6 +250,20 @@ type Implementation struct {
 	Icons []Icon `json:"icons,omitempty"`
 	// WebsiteURL is the implementation's home page (2025-11-25 on).
 	WebsiteURL string `json:"websiteUrl,omitempty"`
+}
+
+// Clone returns a deep copy of i: its icons, and their sizes, are its
+// own. A nil slice stays nil and an empty one empty.
+func (i *Implementation) Clone() Implementation {
+	out := *i
+	if i.Icons != nil {
+		out.Icons = make([]Icon, len(i.Icons))
+		for k, ic := range i.Icons {
+			ic.Sizes = slices.Clone(ic.Sizes)
+			out.Icons[k] = ic
+		}
+	}
+	return out
 }
 
 // An Icon is an image a user interface may show (2025-11-25 on).

@@ -255,14 +255,14 @@ func (sess *Session) ProtocolVersion() mcp.Version {
 // copy, the caller's to change (the session's own is shared with other
 // sessions, see session_client.go).
 func (sess *Session) ClientInfo() mcp.Implementation {
-	return deepCopy(sess.sharedClient().info)
+	return sess.sharedClient().info.Clone()
 }
 
 // ClientCapabilities returns the capabilities the client declared in
 // initialize: a copy, the caller's to change (the session's own are
 // shared with other sessions, see session_client.go).
 func (sess *Session) ClientCapabilities() mcp.ClientCapabilities {
-	return deepCopy(sess.sharedClient().caps)
+	return sess.sharedClient().caps.Clone()
 }
 
 // client_ returns what initialize negotiated (zero values before it):
