@@ -19,13 +19,16 @@ type clientState struct {
 	caps    mcp.ClientCapabilities
 }
 
-// MarshalJSON encodes the state, to measure it (clientStates.intern).
-func (cs *clientState) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
+// encodedSize returns the length of the state encoded in JSON, which
+// clientStates.intern holds to maxSharedStateSize, or an error when it
+// does not encode.
+func (cs *clientState) encodedSize() (int, error) {
+	b, err := json.Marshal(struct {
 		V mcp.Version            `json:"v"`
 		I mcp.Implementation     `json:"i"`
 		C mcp.ClientCapabilities `json:"c"`
 	}{cs.version, cs.info, cs.caps})
+	return len(b), err
 }
 
 // Bounds of clientStates.
@@ -64,7 +67,7 @@ func (t *clientStates) intern(v mcp.Version, info mcp.Implementation, caps mcp.C
 		return old
 	}
 	cs := &clientState{version: v, info: info, caps: caps}
-	if b, err := json.Marshal(cs); err != nil || len(b) > maxSharedStateSize {
+	if n, err := cs.encodedSize(); err != nil || n > maxSharedStateSize {
 		return cs
 	}
 	t.mu.Lock()

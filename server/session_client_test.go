@@ -46,3 +46,29 @@ func TestClientStatesShared(t *testing.T) {
 		}
 	}
 }
+
+// TestClientStateSizeBound: a state is kept for sharing when its JSON,
+// {"v":…,"i":…,"c":…}, is at most maxSharedStateSize bytes, and not when
+// it is one byte more.
+func TestClientStateSizeBound(t *testing.T) {
+	caps := mcp.ClientCapabilities{Roots: &mcp.RootsCapability{ListChanged: true}}
+	size := func(info mcp.Implementation) int {
+		v, _ := json.Marshal(mcp.Version20251125)
+		i, _ := json.Marshal(info)
+		c, _ := json.Marshal(caps)
+		return len(`{"v":,"i":,"c":}`) + len(v) + len(i) + len(c)
+	}
+	info := mcp.Implementation{Name: "c", Version: "1", Description: "x"}
+	info.Description = strings.Repeat("x", 1+maxSharedStateSize-size(info))
+	if n := size(info); n != maxSharedStateSize {
+		t.Fatalf("the state is %d bytes, want %d", n, maxSharedStateSize)
+	}
+	var cs clientStates
+	if a := cs.intern(mcp.Version20251125, info, caps); cs.intern(mcp.Version20251125, info, caps) != a {
+		t.Errorf("a state of %d bytes was not kept for sharing", maxSharedStateSize)
+	}
+	info.Description += "x"
+	if a := cs.intern(mcp.Version20251125, info, caps); cs.intern(mcp.Version20251125, info, caps) == a {
+		t.Errorf("a state of %d bytes was kept for sharing", maxSharedStateSize+1)
+	}
+}
