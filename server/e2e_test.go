@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -173,6 +174,52 @@ func TestProgressAndLogs(t *testing.T) {
 	defer mu.Unlock()
 	if len(progress) != 3 || logs != 3 {
 		t.Errorf("progress %v, %d logs", progress, logs)
+	}
+}
+
+// TestLegacyLogLevel: in the legacy era a request's log messages all go
+// to the client until it sets a level with logging/setLevel, then those
+// at or above it only.
+func TestLegacyLogLevel(t *testing.T) {
+	s := server.New(mcp.Implementation{Name: "l", Version: "1"}, nil)
+	server.AddTool(s, &mcp.Tool{Name: "log"}, func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
+		for _, l := range []mcp.LoggingLevel{mcp.LevelDebug, mcp.LevelWarning, mcp.LevelEmergency} {
+			r.Log(ctx, l, "t", string(l))
+		}
+		return "ok", nil
+	})
+	var mu sync.Mutex
+	var logs []mcp.LoggingLevel
+	cs := connect(t, s, &client.Options{Version: mcp.LatestLegacy, OnLog: func(ctx context.Context, p *mcp.LoggingMessageParams) {
+		mu.Lock()
+		logs = append(logs, p.Level)
+		mu.Unlock()
+	}})
+	ctx := context.Background()
+	for _, c := range []struct {
+		level mcp.LoggingLevel // "": none set yet
+		want  string
+	}{
+		{"", "[debug warning emergency]"},
+		{mcp.LevelWarning, "[warning emergency]"},
+		{mcp.LevelDebug, "[debug warning emergency]"},
+		{mcp.LevelEmergency, "[emergency]"},
+	} {
+		if c.level != "" {
+			if err := cs.SetLogLevel(ctx, c.level); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "log"}); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		got := fmt.Sprint(logs)
+		logs = nil
+		mu.Unlock()
+		if got != c.want {
+			t.Errorf("level %q: got %s, want %s", c.level, got, c.want)
+		}
 	}
 }
 

@@ -93,19 +93,20 @@ func (r *Request) ClientInfo() *mcp.Implementation {
 	return nil
 }
 
-// logLevel is the least severe level the client wants messages about this
-// request at: the request's own in the modern era ("" for none), the
-// session's in the legacy era ("" for all).
-func (r *Request) logLevel() mcp.LoggingLevel {
+// leastSeverity returns the Severity of the least severe level the client
+// wants messages about this request at, and whether it wants any: in the
+// modern era the request's own level, none when it set no level; in the
+// legacy era the session's, 0 (every level) before logging/setLevel.
+func (r *Request) leastSeverity() (least int, wanted bool) {
 	switch {
 	case r.IsModern():
-		return r.Meta.LogLevel
+		return r.Meta.LogLevel.Severity(), r.Meta.LogLevel != ""
 	case r.Session != nil:
 		r.Session.mu.Lock()
 		defer r.Session.mu.Unlock()
-		return r.Session.logLevelLocked()
+		return int(r.Session.logLevel), true
 	}
-	return ""
+	return 0, true
 }
 
 // begin classifies the request by era and checks its envelope, given the
@@ -190,11 +191,7 @@ func (r *Request) Log(ctx context.Context, level mcp.LoggingLevel, logger string
 	if !level.IsValid() {
 		return fmt.Errorf("mcp server: invalid log level %q", level)
 	}
-	least := r.logLevel()
-	if r.IsModern() && least == "" {
-		return nil
-	}
-	if least != "" && level.Severity() < least.Severity() {
+	if least, wanted := r.leastSeverity(); !wanted || level.Severity() < least {
 		return nil
 	}
 	raw, err := json.Marshal(data)

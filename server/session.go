@@ -57,16 +57,9 @@ func (s *Server) newSession(ctx context.Context, id string) *Session {
 // onClosed takes the end of the session's connection (jsonrpc.Options.OnClosed).
 func (sess *Session) onClosed(err error) { sess.server.sessionEnded(sess, err) }
 
-// levels are the logging levels by Severity.
-var levels = [...]mcp.LoggingLevel{"", mcp.LevelDebug, mcp.LevelInfo, mcp.LevelNotice, mcp.LevelWarning,
-	mcp.LevelError, mcp.LevelCritical, mcp.LevelAlert, mcp.LevelEmergency}
-
 // setLogLevelLocked records the level logging/setLevel set; an unknown
 // one, which filters nothing, is kept as none.
 func (sess *Session) setLogLevelLocked(l mcp.LoggingLevel) { sess.logLevel = uint8(l.Severity()) }
-
-// logLevelLocked returns the level logging/setLevel set, or "".
-func (sess *Session) logLevelLocked() mcp.LoggingLevel { return levels[sess.logLevel] }
 
 // noClient is the client state of a session not yet initialized.
 var noClient = &clientState{}
