@@ -235,7 +235,7 @@ func (c *ClientConn) sendCall(ctx context.Context, call *clientCall, hdr http.He
 	if c.h1 != nil && c.t.wrapped == nil && len(body) <= h1MaxBody {
 		resp, err = c.h1.roundTrip(ctx, hdr, body, call.wroteRequest)
 		if err == nil && resp.StatusCode/100 != 2 {
-			resp.Request = &http.Request{Method: http.MethodPost, URL: c.u, Header: hdr.Clone(), Host: c.host} // for the errors that name it (hdr may be shared: postHeaderLocked)
+			resp.Request = &http.Request{Method: http.MethodPost, URL: c.u, Host: c.host} // for the error that names it (NewHTTPStatusError reads Method and URL)
 		}
 	} else {
 		call.body = body
