@@ -320,16 +320,16 @@ func TestIsPublicAddr(t *testing.T) {
 func TestOperation(t *testing.T) {
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete"}}`
 	req, _ := http.NewRequest(http.MethodPost, "https://h/mcp", strings.NewReader(body))
-	if got := (&operation{req: req, first: req}).name(); got != "POST tools/call delete" {
+	if got := (&operation{first: req}).name(); got != "POST tools/call delete" {
 		t.Errorf("from the body: %q", got)
 	}
 	req.Header.Set("Mcp-Method", "tools/call")
 	req.Header.Set("Mcp-Name", "x")
-	if got := (&operation{req: req, first: req}).name(); got != "POST tools/call x" {
+	if got := (&operation{first: req}).name(); got != "POST tools/call x" {
 		t.Errorf("from the headers: %q", got)
 	}
 	long, _ := http.NewRequest(http.MethodPost, "https://h/mcp", strings.NewReader(body[:len(body)-1]+strings.Repeat(" ", maxDrain)+"}"))
-	if got := (&operation{req: long, first: long}).name(); got != "POST  " {
+	if got := (&operation{first: long}).name(); got != "POST  " {
 		t.Errorf("a body over %d bytes: %q", maxDrain, got)
 	}
 }

@@ -219,7 +219,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	st := t.requestState(req.URL)
-	op := operation{req: req, first: first}
+	op := operation{first: first}
 	tok := t.currentToken(ctx, st)
 	authorized := 0     // authorizations run for this request
 	fresh := false      // tok was obtained for this request
@@ -353,8 +353,7 @@ func (t *Transport) attempt(first *http.Request, tries int, st *serverState, tok
 // needed (after a 403, or on success once step-ups have failed), reading
 // the body again through GetBody then.
 type operation struct {
-	req   *http.Request // the caller's request
-	first *http.Request // the request of the first try, whose GetBody gives the body
+	first *http.Request // the request of the first try: the caller's, or a shallow copy (same method and header) whose GetBody gives the body
 	op    string
 	named bool
 }
@@ -364,7 +363,7 @@ func (o *operation) name() string {
 	if o.named {
 		return o.op
 	}
-	method, name := o.req.Header.Get(mcp.HeaderMethod), o.req.Header.Get(mcp.HeaderName)
+	method, name := o.first.Header.Get(mcp.HeaderMethod), o.first.Header.Get(mcp.HeaderName)
 	if method == "" {
 		if body := o.body(); body != nil {
 			if calls, ok := parseCalls(body); ok && len(calls) == 1 {
@@ -372,7 +371,7 @@ func (o *operation) name() string {
 			}
 		}
 	}
-	o.op, o.named = o.req.Method+" "+method+" "+name, true
+	o.op, o.named = o.first.Method+" "+method+" "+name, true
 	return o.op
 }
 
