@@ -62,7 +62,7 @@ type Transport struct {
 
 	mu      sync.Mutex
 	servers map[string]*serverState
-	lastURL url.URL // the URL of the last request, query and fragment removed
+	lastURL url.URL // the URL of the last request
 	lastKey string  // its serverKey
 }
 
@@ -168,15 +168,13 @@ func (t *Transport) CloseIdleConnections() {
 func serverKey(u *url.URL) string { return stripQuery(u) }
 
 // requestState returns the state of the server a request to u goes to.
-// The key of the last URL is kept: the requests of a client go to one
+// The last URL and its key are kept: the requests of a client go to one
 // URL, whose key is then not made again for each.
 func (t *Transport) requestState(u *url.URL) *serverState {
-	c := *u
-	c.RawQuery, c.Fragment, c.ForceQuery = "", "", false // as stripQuery
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if c != t.lastURL || t.lastKey == "" {
-		t.lastURL, t.lastKey = c, c.String()
+	if *u != t.lastURL || t.lastKey == "" {
+		t.lastURL, t.lastKey = *u, serverKey(u)
 	}
 	return t.stateLocked(t.lastKey)
 }

@@ -176,3 +176,25 @@ func BenchmarkTransportCall(b *testing.B) {
 		}
 	}
 }
+
+// TestRequestStateIgnoresQuery checks that the state a request finds,
+// whose key requestState keeps for the next request, is that of its
+// URL without query or fragment, whichever URL came before.
+func TestRequestStateIgnoresQuery(t *testing.T) {
+	tr, err := NewTransport(http.DefaultTransport, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := url.Parse("https://mcp.example.com/mcp")
+	want := tr.state(serverKey(base))
+	for _, s := range []string{"https://mcp.example.com/mcp?session=1", "https://mcp.example.com/mcp?session=2#f", "https://mcp.example.com/mcp", "https://mcp.example.com/mcp?"} {
+		u, _ := url.Parse(s)
+		if tr.requestState(u) != want {
+			t.Errorf("%s: not the state of %s", s, base)
+		}
+	}
+	other, _ := url.Parse("https://mcp.example.com/other?session=1")
+	if tr.requestState(other) == want {
+		t.Errorf("%s: the state of %s", other, base)
+	}
+}
