@@ -133,7 +133,8 @@ type exchange struct {
 // ServeHTTP proxies one request.
 func (t *HTTPTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t.once.Do(t.init)
-	body, ok := t.readBody(w, r)
+	rc := http.NewResponseController(w) // for the deadlines of the body and of the answer
+	body, ok := t.readBody(w, rc, r)
 	if !ok {
 		return
 	}
@@ -157,11 +158,7 @@ func (t *HTTPTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out.Body = io.NopCloser(bytes.NewReader(body))
 		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
-	tw := &timedWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: t.writeTimeout()}
-	tw.expired = func() {
-		t.log().Warn(fmt.Sprintf("tap: a client did not take its answer within %v: its connection and the upstream's answer are closed", tw.timeout),
-			"method", r.Method, "path", r.URL.Path, "client", r.RemoteAddr)
-	}
+	tw := &timedWriter{ResponseWriter: w, rc: rc, timeout: t.writeTimeout(), tap: t, req: r}
 	t.proxy.ServeHTTP(tw, out)
 	tw.arm() // for what the server writes after the handler: the answer's end
 }
@@ -176,18 +173,26 @@ type timedWriter struct {
 	http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
-	expired func() // called at the first write that timed out
+	tap     *HTTPTap
+	req     *http.Request // the client's request, named in the log
 	once    sync.Once
 }
 
 // arm sets the deadline of the next write.
 func (w *timedWriter) arm() { w.rc.SetWriteDeadline(time.Now().Add(w.timeout)) }
 
-// failed reports a write that timed out.
+// failed reports a write that timed out, the first time.
 func (w *timedWriter) failed(err error) {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		w.once.Do(w.expired)
 	}
+}
+
+// expired logs that the client did not take its answer in time.
+func (w *timedWriter) expired() {
+	r := w.req
+	w.tap.log().Warn(fmt.Sprintf("tap: a client did not take its answer within %v: its connection and the upstream's answer are closed", w.timeout),
+		"method", r.Method, "path", r.URL.Path, "client", r.RemoteAddr)
 }
 
 func (w *timedWriter) Write(p []byte) (int, error) {
@@ -213,15 +218,15 @@ func (w *timedWriter) FlushError() error {
 // Unwrap gives http.ResponseController the writer underneath.
 func (w *timedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// readBody reads the body of r whole, up to MaxBody. It returns false
-// when it answered the request itself (a body too large, or one that
-// could not be read), closing the connection.
-func (t *HTTPTap) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// readBody reads the body of r whole, up to MaxBody, setting its
+// deadlines through rc, the controller of w. It returns false when it
+// answered the request itself (a body too large, or one that could not
+// be read), closing the connection.
+func (t *HTTPTap) readBody(w http.ResponseWriter, rc *http.ResponseController, r *http.Request) ([]byte, bool) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, true
 	}
 	limit := t.maxBody()
-	rc := http.NewResponseController(w)
 	refuse := func(status int, msg string) ([]byte, bool) {
 		w.Header().Set("Connection", "close") // what is left of the body is not read
 		rc.SetWriteDeadline(time.Now().Add(t.writeTimeout()))
