@@ -13,38 +13,32 @@ import (
 type LogBuffer struct {
 	mu    sync.Mutex
 	b     bytes.Buffer
-	wrote chan struct{} // signalled after each write
+	wrote chan struct{} // closed by the next write, waking every waiter; nil when none waits
 }
 
 // Write appends p.
 func (s *LogBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.init()
-	defer func() {
-		select {
-		case s.wrote <- struct{}{}:
-		default:
-		}
-	}()
-	return s.b.Write(p)
-}
-
-// init makes the write signal; s.mu is held.
-func (s *LogBuffer) init() {
-	if s.wrote == nil {
-		s.wrote = make(chan struct{}, 1)
+	n, err := s.b.Write(p)
+	if s.wrote != nil {
+		close(s.wrote)
+		s.wrote = nil
 	}
+	return n, err
 }
 
 // WaitFor waits until the buffer holds text, for d at most, and reports
-// whether it does.
+// whether it does. Any number of goroutines may wait at once.
 func (s *LogBuffer) WaitFor(text string, d time.Duration) bool {
 	timeout := time.After(d)
 	for {
 		s.mu.Lock()
-		s.init()
-		done, wrote := strings.Contains(s.b.String(), text), s.wrote
+		done := strings.Contains(s.b.String(), text)
+		if !done && s.wrote == nil {
+			s.wrote = make(chan struct{})
+		}
+		wrote := s.wrote
 		s.mu.Unlock()
 		if done {
 			return true
