@@ -68,15 +68,6 @@ type collContraction struct {
 	entry uint32
 }
 
-// contractionAt returns contraction k.
-func contractionAt(k int) collContraction {
-	off := collContractionsOff + 16*k
-	return collContraction{
-		runes: [3]rune{rune(collWord(off)), rune(collWord(off + 4)), rune(collWord(off + 8))},
-		entry: collWord(off + 12),
-	}
-}
-
 // contractionFirst returns the first character of contraction k.
 func contractionFirst(k int) rune {
 	return rune(collWord(collContractionsOff + 16*k))

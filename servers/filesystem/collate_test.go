@@ -219,6 +219,16 @@ func TestCompareNamesEveryCodePoint(t *testing.T) {
 	checkSorted(t, names)
 }
 
+// contractionAt returns contraction k of the table (compareNames reads
+// the contractions in place: only the tests list them).
+func contractionAt(k int) collContraction {
+	off := collContractionsOff + 16*k
+	return collContraction{
+		runes: [3]rune{rune(collWord(off)), rune(collWord(off + 4)), rune(collWord(off + 8))},
+		entry: collWord(off + 12),
+	}
+}
+
 // TestCompareNamesContractions compares with x/text on every contraction:
 // alone, in NFC, with a mark between, before a letter.
 func TestCompareNamesContractions(t *testing.T) {
