@@ -2,16 +2,12 @@
 
 package git
 
-import (
-	"os/exec"
-	"time"
-)
+import "os/exec"
 
-// detach only bounds the wait: GIT_TERMINAL_PROMPT=0 and the empty
-// askpass programs keep git from asking. The process is killed at its
-// time limit (os.Process.Kill: there is no signal git could clean up
-// on).
+// detach does nothing here: GIT_TERMINAL_PROMPT=0 and the empty askpass
+// programs keep git from asking. The process is killed at its time limit
+// (os.Process.Kill: there is no signal git could clean up on), and the
+// wait bounded by the command's WaitDelay (run.go).
 func detach(cmd *exec.Cmd) (waited func()) {
-	cmd.WaitDelay = stopDelay + time.Second
 	return func() {}
 }

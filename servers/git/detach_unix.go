@@ -39,7 +39,6 @@ func detach(cmd *exec.Cmd) (waited func()) {
 		})
 		return syscall.Kill(-pid, syscall.SIGTERM)
 	}
-	cmd.WaitDelay = stopDelay + time.Second
 	return func() {
 		mu.Lock()
 		defer mu.Unlock()

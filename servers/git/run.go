@@ -129,6 +129,10 @@ func (r *Repository) runTimeout(ctx context.Context, timeout time.Duration, stdi
 	cmd := exec.CommandContext(cctx, r.gitPath, full...)
 	cmd.Dir = r.root
 	cmd.Env = r.env
+	// Wait returns at most this long after cctx ends, whatever git and
+	// what it started do: on unix, git is then asked to stop and has
+	// stopDelay to (detach_unix.go); elsewhere it is killed at once.
+	cmd.WaitDelay = stopDelay + time.Second
 	waited := detach(cmd) // no controlling terminal: ssh cannot ask on /dev/tty either; stopped, not killed at once
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
