@@ -26,8 +26,9 @@ func (s *Server) skillSetsFor(r *Request) ([]*SkillSet, error) {
 }
 
 // listSkills answers skills/list: the skills of every set, by URI, a
-// page at a time. A page ends once its entries reach MaxPageBytes (of the
-// set of its first entry), and holds PageSize entries at most.
+// page at a time. A page ends once its entries reach the MaxPageBytes of
+// the first skill set the server serves (sets[0], whichever set the
+// page's entries come from), and holds PageSize entries at most.
 func (s *Server) listSkills(ctx context.Context, r *Request, p *mcp.ListSkillsParams) (any, error) {
 	sets, err := s.skillSetsFor(r)
 	if err != nil {
