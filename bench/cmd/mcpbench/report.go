@@ -15,6 +15,7 @@ type report struct {
 	results map[string]map[string][]metrics // scenario → implementation → one per repetition
 	na      map[string]map[string]bool      // scenario → implementations that do not serve its era
 	elapsed time.Duration
+	retried []string // runs that failed once, then passed when run again
 }
 
 func (r *report) add(key, impl string, m metrics) {
@@ -163,6 +164,13 @@ func (r *report) markdown() string {
 		r.cfg.reps, r.cfg.lim.dur, r.cfg.lim.warm, r.elapsed.Round(time.Second), runtime.Version(), cpuModel(), runtime.NumCPU())
 	if rev := gitRev(); rev != "" {
 		w("Working tree at commit %s.\n\n", rev)
+	}
+	if len(r.retried) > 0 {
+		w("**%d run(s) failed and were run again** (their second figures are the ones shown):\n\n", len(r.retried))
+		for _, what := range r.retried {
+			w("- %s\n", strings.ReplaceAll(what, "\n", " "))
+		}
+		w("\n")
 	}
 	w("**Read the ratios, not the absolute times.** The machine has 2 shared, noisy cores, and the load\n")
 	w("generator runs on them too. Within a repetition every implementation runs one after the other, in an\n")
