@@ -637,3 +637,28 @@ func TestAppNotesBounded(t *testing.T) {
 		t.Errorf("the page shows %d notes of the App, of %d characters in all; want at most 200 of at most 2000", n.Notes, n.Chars)
 	}
 }
+
+// TestAppNotInitializedSaysSo: an App that never initializes (its script
+// failed, say) is shown as not initialized once APPS.initWait has passed
+// since its page loaded, with a note saying where to look, not as
+// "loading…" for ever.
+func TestAppNotInitializedSaysSo(t *testing.T) {
+	srv := server.New(mcp.Implementation{Name: "silent-server", Version: "1.0.0"}, nil)
+	if err := srv.AddApp(&server.App{URI: "ui://test/silent", Name: "silent", HTML: `<!doctype html><html><body><script>throw new Error("broken")</script></body></html>`}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddAppTool(&mcp.Tool{Name: "silent", Description: "Its App never initializes"}, mcp.AppToolMeta{ResourceURI: "ui://test/silent"},
+		func(context.Context, *server.Request, *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+			return server.TextResult("silent"), nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	in := inspectServer(t, srv)
+	p := openPage(t, in)
+	p.js(`APPS.initWait = 300`, nil)
+	p.open("tools", "tool:silent")
+	p.call()
+	p.wait(`(() => { const s = document.querySelector("#detail .history .app-box .app-head .status"); return s && s.textContent === "not initialized" && s.classList.contains("bad"); })()`)
+	note := p.str(`document.querySelector("#detail .history .app-box .app-notes").textContent`)
+	contains(t, "the App's note", note, "sent no ui/notifications/initialized within 0.3 s")
+}

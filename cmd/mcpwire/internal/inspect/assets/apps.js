@@ -19,6 +19,7 @@ const APPS = {
   maxNotes: 200, // notes shown under an App (its logs, messages, refusals), the newest
   maxNote: 2000, // characters of one note
   teardownWait: 3000, // ms the host waits for ui/resource-teardown
+  initWait: 10000, // ms after the App's page loads before it is called not initialized
   minHeight: 40,
   maxHeight: 2000,
 };
@@ -225,11 +226,21 @@ function showApp(view, t, args, result, into) {
   };
   window.addEventListener("message", onMessage);
   frame.addEventListener("load", () => {
-    if (++app.loads > 1) { // a redraw of the page moved the frame: the App starts over
+    const load = ++app.loads;
+    if (load > 1) { // a redraw of the page moved the frame: the App starts over
       app.initialized = false;
       status.className = "status running";
       status.textContent = "reloaded";
     }
+    // An App whose script failed (an error, a resource its policy
+    // refused) never initializes: say so rather than "loading…" for ever.
+    // One that initializes later still shows "running".
+    setTimeout(() => {
+      if (app.closed || app.initialized || app.loads !== load) return;
+      status.className = "status bad";
+      status.textContent = "not initialized";
+      note(`the App sent no ui/notifications/initialized within ${APPS.initWait / 1000} s of loading: its script may have failed (see the browser's console, and the App's channel in the frame log)`, "bad");
+    }, APPS.initWait);
   });
 
   app.teardown = async reason => {
