@@ -626,7 +626,7 @@ func TestAppNotesBounded(t *testing.T) {
 	p.open("tools", "tool:chatty")
 	p.call()
 	p.wait(`(() => { const n = document.querySelector("#detail .history .app-box .app-notes"); return n && n.lastChild && n.lastChild.textContent.includes("last"); })()`)
-	// The App never initializes, so its own status stays "loading…"; the
+	// The App never initializes, so its own status is "loading…" (then "not initialized"); the
 	// call's card is done all the same (CI once waited on the App's status).
 	if st, _ := p.result(); st != "ok" {
 		t.Errorf("the call's status under a loading App: %q, want ok", st)

@@ -139,7 +139,7 @@ func (p *page) open(kind, key string) {
 func (p *page) result() (status, text string) {
 	p.t.Helper()
 	// The card's own status is in its head: an App shown in the card has
-	// a status of its own ("loading…" until it initializes).
+	// a status of its own ("loading…" until it initializes or is found not to).
 	p.wait(`(() => { const s = document.querySelector("#detail .history .result > .result-head > .status"); return s && !s.classList.contains("running"); })()`)
 	status = p.str(`document.querySelector("#detail .history .result > .result-head > .status").className.replace("status ", "")`)
 	text = p.str(`document.querySelector("#detail .history .result .body").innerText`)
