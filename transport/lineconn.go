@@ -184,9 +184,12 @@ type lineConn struct {
 	wbuf  []byte    // the messages held (see hold), then scratch
 	since time.Time // when the first message held was written to wbuf
 	werr  error     // sticky: a write failed and the line may be cut
-	// closing is set, once, when Close writes what is held: from then on
-	// nothing is held, since the stream may end before the next write.
-	closing bool
+	// closing is set, once, when Close starts: from then on nothing more
+	// is held (setHold refuses), since the stream may end before the
+	// next write. Atomic, so that Close need not wait for wmu, which a
+	// write blocked on a peer that stopped reading holds until the
+	// closer ends it.
+	closing atomic.Bool
 
 	// hold is set when the pushing reader delivers a message while the
 	// input buffered holds another whole line, and cleared before a read
@@ -355,10 +358,19 @@ func (c *lineConn) lineBuffered() bool {
 func (c *lineConn) setHold(hold bool) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if c.closing {
-		return // cleared for good by writeHeldBeforeClose
+	if hold {
+		// Set, then look at closing again: either Close sees hold set
+		// and writes what is held, or this sees closing and clears it.
+		if c.closing.Load() {
+			return
+		}
+		c.hold.Store(true)
+		if c.closing.Load() {
+			c.hold.Store(false) // nothing held yet: wmu is ours
+		}
+		return
 	}
-	c.hold.Store(hold)
+	c.hold.Store(false)
 	if !hold && len(c.wbuf) > 0 && c.werr == nil {
 		c.writeHeldLocked()
 	}
@@ -528,41 +540,26 @@ func (c *lineConn) writeHeldLocked() error {
 // engine closes the stream once the answers in hand are written. A peer
 // that does not take them within lineCloseWait does not hang Close: the
 // closer then makes the write fail. From then on nothing is held
-// (closing), so a line the reader writes before the stream ends is
-// written at once, not left behind.
+// (closing), so a line written before the stream ends is written at
+// once, not left behind.
 func (c *lineConn) writeHeldBeforeClose() {
-	if c.wmu.TryLock() {
-		// The common case: no write in progress and nothing held.
-		c.closing = true
-		c.hold.Store(false)
-		held := len(c.wbuf) > 0 && c.werr == nil
-		c.wmu.Unlock()
-		if !held {
-			return
-		}
+	c.closing.Store(true)
+	if !c.hold.Load() {
+		// Nothing is held, and from now on nothing will be (setHold).
+		// Not waiting for wmu: a write blocked on a peer that stopped
+		// reading holds it until the closer ends that write.
+		return
 	}
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
-		c.wmu.Lock()
-		defer c.wmu.Unlock()
-		c.closeHoldLocked()
+		c.setHold(false) // writes what is held
 	}()
 	t := time.NewTimer(lineCloseWait)
 	defer t.Stop()
 	select {
 	case <-written:
 	case <-t.C:
-	}
-}
-
-// closeHoldLocked stops holding lines, for good, and writes those held.
-// c.wmu is held.
-func (c *lineConn) closeHoldLocked() {
-	c.closing = true
-	c.hold.Store(false)
-	if len(c.wbuf) > 0 && c.werr == nil {
-		c.writeHeldLocked()
 	}
 }
 
