@@ -16,8 +16,24 @@ type checker struct {
 	n         int
 }
 
-// check checks one response line; wantID < 0 accepts any id.
+// A wrongAnswer is an answer of a load run that is not the floor's: it
+// fails the benchmark at once, never run again (main.go retries a run
+// that failed otherwise, once).
+type wrongAnswer struct{ err error }
+
+func (w wrongAnswer) Error() string { return "wrong answer: " + w.err.Error() }
+func (w wrongAnswer) Unwrap() error { return w.err }
+
+// check checks one response line; wantID < 0 accepts any id. What it
+// finds wrong is a wrongAnswer.
 func (c *checker) check(line []byte, wantID int64) error {
+	if err := c.checkLine(line, wantID); err != nil {
+		return wrongAnswer{err}
+	}
+	return nil
+}
+
+func (c *checker) checkLine(line []byte, wantID int64) error {
 	c.n++
 	if c.expectLen > 0 && c.n%256 != 0 {
 		if id, ok := quickID(line); ok && (wantID < 0 || id == wantID) && len(line)-digits(id) == c.expectLen {

@@ -183,16 +183,19 @@ func run(cfg config) error {
 				}
 				currentRun = sc.key + "-" + im.name
 				m, err := sc.run(im)
-				if err != nil {
+				if err != nil && !errors.As(err, new(wrongAnswer)) {
 					// One run that fails (a peer's server that exits, say) is
 					// run again once, and the report says so; a second
-					// failure ends the benchmark.
+					// failure, or a wrong answer, ends the benchmark.
 					what := fmt.Sprintf("%s, %s (repetition %d): %v", sc.key, im.name, rep+1, err)
 					logf("run failed, running it again: %s", what)
 					if m, err = sc.run(im); err != nil {
 						return fmt.Errorf("%s; and again: %v", what, err)
 					}
 					r.retried = append(r.retried, what)
+				}
+				if err != nil {
+					return fmt.Errorf("%s, %s (repetition %d): %v", sc.key, im.name, rep+1, err)
 				}
 				r.add(sc.key, im.name, m)
 			}
