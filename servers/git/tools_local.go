@@ -169,12 +169,17 @@ type untrackedFiles struct {
 // that do not exist now.
 func (r *Repository) stashUntracked(ctx context.Context, entry string) (*untrackedFiles, error) {
 	u := &untrackedFiles{}
-	out, err := r.run(ctx, nil, r.maxOutput, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "refs/"+entry+"^3")
-	if err != nil {
+	if _, err := r.run(ctx, nil, maxArgLen, "rev-parse", "--verify", "--quiet", "refs/"+entry+"^3"); err != nil {
 		var gerr *gitError
 		if errors.As(err, &gerr) {
 			return u, nil // no third parent: no untracked files in the entry
 		}
+		return nil, err
+	}
+	// Asked apart from the listing, so that a listing that fails (a
+	// damaged repository) refuses the pop rather than passing for none.
+	out, err := r.run(ctx, nil, r.maxOutput, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "refs/"+entry+"^3")
+	if err != nil {
 		return nil, err
 	}
 	if out.cut {
