@@ -366,7 +366,12 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		}
 		return c.callOut(ctx, req)
 	}
-	p, err := c.Start(ctx, method, params)
+	req, err := c.newCall(method, params)
+	if err != nil {
+		return nil, err
+	}
+	req.waits = true // the transport may answer it within Write (Request.CallerWaits)
+	p, err := c.start(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -21,10 +21,22 @@ type Request struct {
 	// Params is the raw JSON object or array of parameters, or nil when
 	// the request carries none.
 	Params json.RawMessage
+
+	waits bool // see CallerWaits
 }
 
 // IsCall reports whether r expects a response.
 func (r *Request) IsCall() bool { return r.ID.IsValid() }
+
+// CallerWaits reports whether r is a call whose caller waits for the
+// response on the goroutine that writes it: Conn.Call and Conn.CallRaw
+// do (without Options.Outgoing), Conn.Start does not. A transport whose
+// Write would otherwise hand the exchange to another goroutine (an HTTP
+// POST, whose answer comes on the request's own response) may then run
+// it to its end before Write returns, sparing a hand-off between
+// goroutines each way; it still returns at once when the context ends
+// after the request is sent, the response then being abandoned.
+func (r *Request) CallerWaits() bool { return r.waits }
 
 // A Response answers a call. Exactly one of Result and Error is set.
 type Response struct {

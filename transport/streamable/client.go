@@ -298,6 +298,7 @@ type ClientConn struct {
 	mu      sync.Mutex
 	done    bool                       // Close was called
 	calls   map[jsonrpc.ID]*clientCall // calls awaiting their response
+	spare   []*clientRunner            // runners of waited calls, kept for the next (runWaited)
 	session string                     // the legacy session id, once the server gave one
 	version string                     // the legacy protocol version negotiated by initialize
 

@@ -83,9 +83,7 @@ func (r *clientRunner) fire() {
 // dispatch.go).
 func (c *ClientConn) runner(job clientJob) {
 	defer c.wg.Done()
-	r := &clientRunner{}
-	r.timer = time.AfterFunc(time.Hour, r.fire)
-	r.timer.Stop()
+	r := newClientRunner()
 	defer r.timer.Stop()
 	var idle *time.Timer
 	for {
@@ -106,6 +104,62 @@ func (c *ClientConn) runner(job clientJob) {
 			return
 		}
 	}
+}
+
+// newClientRunner returns a runner whose timer is stopped.
+func newClientRunner() *clientRunner {
+	r := &clientRunner{}
+	r.timer = time.AfterFunc(time.Hour, r.fire)
+	r.timer.Stop()
+	return r
+}
+
+// clientSpareRunners bounds the runners a conn keeps for waited calls:
+// as many as run at once, up to this.
+const clientSpareRunners = 16
+
+// runWaited runs a call whose caller waits for its response
+// (jsonrpc.Request.CallerWaits) on the caller's own goroutine, to its
+// end: the answer is in Read when it returns, and no goroutine was
+// handed the call nor handed back its sending. If ctx ends first, the
+// exchange is abandoned: ctx.Err() when the request was not sent yet,
+// nil when it was (the engine then abandons the call as it does any
+// other). r is the conn's spare runner for the call, and wg counts it.
+func (c *ClientConn) runWaited(ctx context.Context, r *clientRunner, job clientJob) error {
+	defer c.wg.Done()
+	call := job.call
+	var stop func() bool
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, func() { call.abort(errClientAborted) })
+	}
+	call.runner = r
+	c.runCall(job.ctx, call, job.body, job.hdr)
+	if stop != nil {
+		stop()
+	}
+	c.mu.Lock()
+	if len(c.spare) < clientSpareRunners {
+		c.spare = append(c.spare, r)
+	}
+	c.mu.Unlock()
+	if call.sendState.Load() == clientWritten {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return call.sendErr
+}
+
+// spareRunnerLocked returns a spare runner, or a new one. c.mu is held.
+func (c *ClientConn) spareRunnerLocked() *clientRunner {
+	if n := len(c.spare); n > 0 {
+		r := c.spare[n-1]
+		c.spare[n-1] = nil
+		c.spare = c.spare[:n-1]
+		return r
+	}
+	return newClientRunner()
 }
 
 // The outcomes of sending a call (clientCall.sendState).

@@ -1,0 +1,174 @@
+package streamable_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/jsonrpc"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/transport/streamable"
+)
+
+// goroutineID returns the id of the calling goroutine, from its stack
+// trace's first line ("goroutine 7 [running]:").
+func goroutineID() uint64 {
+	var buf [64]byte
+	b := bytes.TrimPrefix(buf[:runtime.Stack(buf[:], false)], []byte("goroutine "))
+	n, _ := strconv.ParseUint(string(b[:bytes.IndexByte(b, ' ')]), 10, 64)
+	return n
+}
+
+// gidRecorder records the goroutine each POST is sent from.
+type gidRecorder struct {
+	base http.RoundTripper
+	mu   sync.Mutex
+	gids []uint64
+}
+
+func (r *gidRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost {
+		r.mu.Lock()
+		r.gids = append(r.gids, goroutineID())
+		r.mu.Unlock()
+	}
+	return r.base.RoundTrip(req)
+}
+
+func (r *gidRecorder) last() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gids[len(r.gids)-1]
+}
+
+// TestWaitedCallRunsOnTheCallersGoroutine: a call whose caller waits for
+// it (jsonrpc Conn.Call and CallRaw, so every call of the MCP client) is
+// POSTed, and its answer read, on the caller's own goroutine, with no
+// hand-off to another and back; one started with Conn.Start, whose
+// caller goes on meanwhile, is POSTed by another goroutine.
+func TestWaitedCallRunsOnTheCallersGoroutine(t *testing.T) {
+	url := clServe(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rec := &gidRecorder{base: &http.Transport{}}
+	defer rec.base.(*http.Transport).CloseIdleConnections()
+	opts := &streamable.ClientOptions{HTTPClient: &http.Client{Transport: rec}}
+	sess, err := client.New(mcp.Implementation{Name: "waited", Version: "1"}, nil).Connect(ctx, streamable.NewTransport(url, opts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
+	if err != nil || res.IsError {
+		t.Fatal(res, err)
+	}
+	if got, want := rec.last(), goroutineID(); got != want {
+		t.Errorf("tools/call was POSTed by goroutine %d, want the caller's, %d", got, want)
+	}
+
+	tc, err := streamable.NewTransport(url, opts).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := jsonrpc.NewConn(tc, nil)
+	defer conn.Close()
+	discover := map[string]any{"_meta": map[string]any{mcp.MetaKeyProtocolVersion: mcp.Latest}}
+	p, err := conn.Start(ctx, mcp.MethodDiscover, discover)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server's answer (an error: the envelope is not whole) does not
+	// matter here, only who sent the request.
+	var je *jsonrpc.Error
+	if _, err := p.Wait(ctx); err != nil && !errors.As(err, &je) {
+		t.Fatal(err)
+	}
+	if got := rec.last(); got == goroutineID() {
+		t.Errorf("a call made with Start was POSTed by its caller's goroutine (%d), which would have waited for its answer", got)
+	}
+	if _, err := conn.CallRaw(ctx, mcp.MethodDiscover, discover); err != nil && !errors.As(err, &je) {
+		t.Fatal(err)
+	}
+	if got, want := rec.last(), goroutineID(); got != want {
+		t.Errorf("CallRaw was POSTed by goroutine %d, want the caller's, %d", got, want)
+	}
+}
+
+// TestWaitedCallEndsWithItsContext: a waited call whose context ends
+// while the server works returns at once with the context's error, in
+// both eras, and the server's handler is cancelled; the conn goes on.
+func TestWaitedCallEndsWithItsContext(t *testing.T) {
+	for _, version := range []mcp.Version{"", mcp.Version20251125} {
+		name := string(version)
+		if name == "" {
+			name = "modern"
+		}
+		t.Run(name, func(t *testing.T) {
+			s := server.New(mcp.Implementation{Name: "slow", Version: "1.0.0"}, nil)
+			cancelled := make(chan struct{}, 1)
+			if err := server.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
+				<-ctx.Done()
+				cancelled <- struct{}{}
+				return "", ctx.Err()
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := server.AddTool(s, &mcp.Tool{Name: "echo"}, func(ctx context.Context, r *server.Request, in struct{}) (string, error) {
+				return "ok", nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			url := serveHandler(t, s)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			sess, err := client.New(mcp.Implementation{Name: "waited", Version: "1"}, &client.Options{Version: version}).Connect(ctx, streamable.NewTransport(url, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			short, stop := context.WithTimeout(ctx, 200*time.Millisecond)
+			defer stop()
+			start := time.Now()
+			_, err = sess.CallTool(short, &mcp.CallToolParams{Name: "block"})
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("a call whose context ended: %v, want context.DeadlineExceeded", err)
+			}
+			if took := time.Since(start); took > 3*time.Second {
+				t.Errorf("the call returned %v after its context ended at 200 ms", took)
+			}
+			select {
+			case <-cancelled:
+			case <-time.After(5 * time.Second):
+				t.Error("the server's handler was not cancelled")
+			}
+			if res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "echo"}); err != nil || res.IsError {
+				t.Errorf("the next call: %v, %v", res, err)
+			}
+		})
+	}
+}
+
+// serveHandler serves s through the package's Handler and returns the
+// endpoint's URL.
+func serveHandler(t *testing.T, s *server.Server) string {
+	t.Helper()
+	h := streamable.NewHandler(s, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		h.Close()
+		ts.CloseClientConnections()
+		ts.Close()
+		s.Close()
+	})
+	return ts.URL
+}
