@@ -318,6 +318,7 @@ type clientCall struct {
 	id      jsonrpc.ID
 	method  string
 	modern  bool
+	waited  bool                    // its caller waits for it: sent by runWaited
 	session string                  // the legacy session it was sent in
 	abort   context.CancelCauseFunc // ends its HTTP requests
 	done    chan struct{}           // closed once answered or given up

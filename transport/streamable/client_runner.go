@@ -119,12 +119,17 @@ func newClientRunner() *clientRunner {
 const clientSpareRunners = 16
 
 // runWaited runs a call whose caller waits for its response
-// (jsonrpc.Request.CallerWaits) on the caller's own goroutine, to its
-// end: the answer is in Read when it returns, and no goroutine was
-// handed the call nor handed back its sending. If ctx ends first, the
-// exchange is abandoned: ctx.Err() when the request was not sent yet,
-// nil when it was (the engine then abandons the call as it does any
-// other). r is the conn's spare runner for the call, and wg counts it.
+// (jsonrpc.Request.CallerWaits) on the caller's own goroutine: it sends
+// the request and reads a JSON answer (or an HTTP error) into Read, so
+// that no goroutine is handed the call nor hands back its sending. An
+// answer that is an event stream is followed by a goroutine of its own
+// (followWaited), as a runner would: the answer may come late, or on
+// another stream, and the stream may stay open after it, so the caller
+// waits for the answer (in the engine) rather than for the stream. If
+// ctx ends before then, the exchange is abandoned: ctx.Err() when the
+// request was not sent yet, nil when it was (the engine then abandons
+// the call as it does any other). r is the conn's spare runner for the
+// call, and wg counts it.
 func (c *ClientConn) runWaited(ctx context.Context, r *clientRunner, job clientJob) error {
 	defer c.wg.Done()
 	call := job.call
@@ -132,16 +137,18 @@ func (c *ClientConn) runWaited(ctx context.Context, r *clientRunner, job clientJ
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, func() { call.abort(errClientAborted) })
 	}
-	call.runner = r
-	c.runCall(job.ctx, call, job.body, job.hdr)
+	call.runner, call.waited = r, true
+	handedOff := c.runCall(job.ctx, call, job.body, job.hdr)
 	if stop != nil {
 		stop()
 	}
-	c.mu.Lock()
-	if len(c.spare) < clientSpareRunners {
-		c.spare = append(c.spare, r)
+	if !handedOff { // else the stream's goroutine has the runner
+		c.mu.Lock()
+		if len(c.spare) < clientSpareRunners {
+			c.spare = append(c.spare, r)
+		}
+		c.mu.Unlock()
 	}
-	c.mu.Unlock()
 	if call.sendState.Load() == clientWritten {
 		return nil
 	}
@@ -149,6 +156,17 @@ func (c *ClientConn) runWaited(ctx context.Context, r *clientRunner, job clientJ
 		return err
 	}
 	return call.sendErr
+}
+
+// followWaited follows the event stream that answers a waited call
+// (runWaited), then ends the call's requests and stops its runner's
+// timer: the runner is the stream's alone, kept by no one after.
+func (c *ClientConn) followWaited(ctx context.Context, call *clientCall, body io.ReadCloser) {
+	defer c.wg.Done()
+	defer call.runner.timer.Stop()
+	defer call.abort(nil)
+	defer body.Close()
+	c.followStream(ctx, call, body)
 }
 
 // spareRunnerLocked returns a spare runner, or a new one. c.mu is held.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -171,4 +172,70 @@ func serveHandler(t *testing.T, s *server.Server) string {
 		s.Close()
 	})
 	return ts.URL
+}
+
+// lingeringSSE answers every POST with an event stream that carries the
+// response at once and then stays open for linger.
+func lingeringSSE(t *testing.T, linger time.Duration) string {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(b, &m)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":"+string(m.ID)+",\"result\":{}}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-time.After(linger):
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
+	return ts.URL
+}
+
+// TestWaitedCallAnsweredOnALingeringStream: a waited call answered at
+// once on an event stream that the server keeps open returns with its
+// answer, not when the stream ends, and its deadline passing meanwhile
+// does not fail it. (A review found CallRaw waiting for the stream's
+// end, 0.9 s here and without end for an answer on another stream, and
+// calls answered at once failing with their deadline.)
+func TestWaitedCallAnsweredOnALingeringStream(t *testing.T) {
+	url := lingeringSSE(t, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tc, err := streamable.NewTransport(url, nil).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := jsonrpc.NewConn(tc, &jsonrpc.Options{Client: true})
+	defer conn.Close()
+	params := map[string]any{"_meta": map[string]any{mcp.MetaKeyProtocolVersion: mcp.Latest}}
+	start := time.Now()
+	if _, err := conn.CallRaw(ctx, "tools/list", params); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 500*time.Millisecond {
+		t.Errorf("CallRaw took %v for an answer the server sent at once on a stream it kept open", took)
+	}
+	failed := 0
+	for range 8 {
+		cctx, stop := context.WithTimeout(ctx, 100*time.Millisecond)
+		_, err := conn.CallRaw(cctx, "tools/list", params)
+		stop()
+		if err != nil {
+			failed++
+			t.Log(err)
+		}
+	}
+	if failed > 0 {
+		t.Errorf("%d of 8 calls answered at once failed with their 100 ms deadline", failed)
+	}
 }

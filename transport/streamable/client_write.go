@@ -28,10 +28,11 @@ var clientEncoder = jsonrpc.Encoder{OmitNullID: true}
 // a JSON-RPC error response when the HTTP exchange fails after that, so
 // that the caller's call fails cleanly. A call whose caller waits for
 // it (jsonrpc.Request.CallerWaits: Conn.Call and CallRaw) is sent, and
-// its answer read into Read, on the caller's goroutine before Write
+// a JSON answer read into Read, on the caller's goroutine before Write
 // returns, which spares a hand-off to a runner goroutine and back (about
-// a third of the client's CPU per call); if ctx ends meanwhile, the
-// exchange is abandoned and Write returns at once. Notifications and
+// a third of the client's CPU per call); an event stream is followed by
+// a goroutine of its own, and if ctx ends meanwhile, the exchange is
+// abandoned and Write returns at once. Notifications and
 // responses return once the server has accepted them (202), or with the
 // error it gave.
 func (c *ClientConn) Write(ctx context.Context, m jsonrpc.Message) error {
@@ -162,8 +163,15 @@ func (c *ClientConn) expireSession(sid string) {
 // delivered or the call given up. call.sent receives the outcome of
 // sending the request: nil once it is on the wire, or the error that kept
 // it off; the timer of call.runner bounds that.
-func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte, hdr http.Header) {
-	defer call.abort(nil)
+//
+// It reports whether it handed the rest of the exchange to a goroutine
+// of its own (followWaited), with call.runner.
+func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte, hdr http.Header) (handedOff bool) {
+	defer func() {
+		if !handedOff {
+			call.abort(nil)
+		}
+	}()
 	r := call.runner
 	r.arm(call, c.t.opts.ConnectTimeout)
 	resp, err := c.sendCall(ctx, call, hdr, body)
@@ -181,7 +189,11 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 		return
 	}
 	call.signal(nil)
-	defer resp.Body.Close()
+	defer func() {
+		if !handedOff {
+			resp.Body.Close()
+		}
+	}()
 	if resp.StatusCode/100 != 2 {
 		c.statusError(ctx, call, body, resp, hdr.Get(mcp.HeaderSessionID))
 		return
@@ -201,6 +213,14 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 	ct := resp.Header.Get("Content-Type")
 	switch {
 	case sse.IsEventStream(ct):
+		if call.waited {
+			// The answer may come late on the stream, or on another one,
+			// and the stream may stay open after it: its caller waits
+			// for the answer (Pending.Wait), not for the stream's end.
+			c.wg.Add(1)
+			go c.followWaited(ctx, call, resp.Body)
+			return true
+		}
 		c.followStream(ctx, call, resp.Body)
 	case sse.IsJSON(ct):
 		c.readJSON(ctx, call, resp.Body, resp.ContentLength, resp.StatusCode)
@@ -218,6 +238,7 @@ func (c *ClientConn) runCall(ctx context.Context, call *clientCall, body []byte,
 		}
 		c.fail(call, jsonrpc.Errorf(jsonrpc.CodeInternalError, "streamable: POST %s %s: the answer has Content-Type %q, neither JSON nor an event stream", call.method, c.url, ct))
 	}
+	return false
 }
 
 // sendCall sends the POST of a call, whose headers are hdr and body
