@@ -239,3 +239,98 @@ func TestWaitedCallAnsweredOnALingeringStream(t *testing.T) {
 		t.Errorf("%d of 8 calls answered at once failed with their 100 ms deadline", failed)
 	}
 }
+
+// TestWaitedCallAnsweredElsewhere: a legacy call whose answer comes on
+// the standalone GET stream, while the server keeps the call's own POST
+// stream open (a priming event only), returns with its answer. (A first
+// version of the waited path read the POST stream on the caller's
+// goroutine until the server closed it: 3 s here, without end for a
+// server that never does.)
+func TestWaitedCallAnsweredElsewhere(t *testing.T) {
+	const hold = 3 * time.Second
+	getW := make(chan func(string), 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet:
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			done := make(chan struct{})
+			getW <- func(s string) { io.WriteString(w, s); w.(http.Flusher).Flush(); done <- struct{}{} }
+			for {
+				select {
+				case <-done:
+				case <-r.Context().Done():
+					return
+				}
+			}
+		case http.MethodDelete:
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.Unmarshal(b, &m)
+		switch {
+		case len(m.ID) == 0:
+			w.WriteHeader(http.StatusAccepted)
+		case m.Method == "initialize":
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Mcp-Session-Id", "s1")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"x","version":"1"}}}`)
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			io.WriteString(w, "id: p1\ndata: \n\n")
+			w.(http.Flusher).Flush()
+			send := <-getW
+			send("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":" + string(m.ID) + ",\"result\":{}}\n\n")
+			getW <- send
+			select {
+			case <-time.After(hold):
+			case <-r.Context().Done():
+			}
+		}
+	}))
+	defer ts.Close()
+	defer ts.CloseClientConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tc, err := streamable.NewTransport(ts.URL, nil).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := jsonrpc.NewConn(tc, &jsonrpc.Options{Client: true})
+	defer conn.Close()
+	if _, err := conn.CallRaw(ctx, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "c", "version": "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Notify(ctx, "notifications/initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	p, err := conn.Start(ctx, "tools/list", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Start+Wait took %v", time.Since(start))
+	start = time.Now()
+	if _, err := conn.CallRaw(ctx, "tools/list", nil); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("CallRaw took %v; its response had arrived at once on the standalone stream", took)
+	}
+}
+
+// TestReviewAnsweredCallFailsWithItsDeadline: the response is on the
+// stream at once, but the waited caller is held in the drain until its
+// context's deadline; Wait then finds both the response and the ended
+// context, and about half the calls, all answered in a millisecond,
+// fail with context.DeadlineExceeded.
