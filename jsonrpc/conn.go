@@ -359,16 +359,12 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 
 // CallRaw is Call returning the raw JSON result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	if c.out != nil {
-		req, err := c.newCall(method, params)
-		if err != nil {
-			return nil, err
-		}
-		return c.callOut(ctx, req)
-	}
 	req, err := c.newCall(method, params)
 	if err != nil {
 		return nil, err
+	}
+	if c.out != nil {
+		return c.callOut(ctx, req)
 	}
 	req.waits = true // the transport may answer it within Write (Request.CallerWaits)
 	p, err := c.start(ctx, req)

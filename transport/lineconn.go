@@ -359,11 +359,8 @@ func (c *lineConn) setHold(hold bool) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if hold {
-		// Set, then look at closing again: either Close sees hold set
-		// and writes what is held, or this sees closing and clears it.
-		if c.closing.Load() {
-			return
-		}
+		// Set, then look at closing: either Close sees hold set and
+		// writes what is held, or this sees closing and clears it.
 		c.hold.Store(true)
 		if c.closing.Load() {
 			c.hold.Store(false) // nothing held yet: wmu is ours
@@ -371,7 +368,7 @@ func (c *lineConn) setHold(hold bool) {
 		return
 	}
 	c.hold.Store(false)
-	if !hold && len(c.wbuf) > 0 && c.werr == nil {
+	if len(c.wbuf) > 0 && c.werr == nil {
 		c.writeHeldLocked()
 	}
 }
