@@ -12,41 +12,22 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/proxytest"
 )
 
 // A proc is one running benchmark server.
 type proc struct {
 	cmd    *exec.Cmd
-	stdin  io.WriteCloser // stdio mode
-	stdout *bufio.Reader  // stdio mode
-	addr   string         // HTTP mode: host:port
-	done   chan error     // receives cmd.Wait's error, then is closed
-	stderr *lockedBuffer  // what the server wrote to its standard error
+	stdin  io.WriteCloser       // stdio mode
+	stdout *bufio.Reader        // stdio mode
+	addr   string               // HTTP mode: host:port
+	done   chan error           // receives cmd.Wait's error, then is closed
+	stderr *proxytest.LogBuffer // what the server wrote to its standard error (os/exec writes it while errors read it)
 
 	closers []io.Closer // closed when the process has ended
-}
-
-// A lockedBuffer is a server's standard error: os/exec's goroutine
-// writes it while the benchmark may read it for an error message.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// String returns what was written so far.
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // profileDir, if set, is where servers write CPU profiles; currentRun
@@ -88,7 +69,7 @@ const clkTck = 100
 
 // startStdio starts bin -stdio.
 func startStdio(bin string, extra ...string) (*proc, error) {
-	p := &proc{cmd: exec.Command(bin, append(append([]string{"-stdio"}, extra...), profileArgs()...)...), stderr: new(lockedBuffer)}
+	p := &proc{cmd: exec.Command(bin, append(append([]string{"-stdio"}, extra...), profileArgs()...)...), stderr: new(proxytest.LogBuffer)}
 	p.cmd.Stderr = p.stderr
 	in, err := p.cmd.StdinPipe()
 	if err != nil {
@@ -114,7 +95,7 @@ func startHTTP(bin string, extra ...string) (*proc, error) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	p := &proc{cmd: exec.Command(bin, append(append([]string{"-http", addr}, extra...), profileArgs()...)...), addr: addr, stderr: new(lockedBuffer)}
+	p := &proc{cmd: exec.Command(bin, append(append([]string{"-http", addr}, extra...), profileArgs()...)...), addr: addr, stderr: new(proxytest.LogBuffer)}
 	p.cmd.Stderr = p.stderr
 	if f := stderrFile(); f != nil {
 		p.cmd.Stderr = io.MultiWriter(p.stderr, f)
