@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/internal/cannedhttp"
@@ -24,7 +25,7 @@ import (
 func TestClientCallAllocs(t *testing.T) {
 	for _, era := range cannedEras {
 		t.Run(era.name, func(t *testing.T) {
-			call := cannedCall(t, era.version, era.sse, nil)
+			call := cannedCall(t, context.Background(), era.version, era.sse, nil)
 			if allocs := testing.AllocsPerRun(300, call); allocs > 50 {
 				t.Errorf("%.0f allocations per tools/call, want at most 50", allocs)
 			}
@@ -43,14 +44,13 @@ var cannedEras = []struct {
 	{"legacy/sse", mcp.Version20251125, true},
 }
 
-// cannedCall connects a client with options o to a cannedhttp.Server answering
+// cannedCall connects a client with options o, which calls within ctx, to a cannedhttp.Server answering
 // as sse says, in era version, and returns a tools/call of its echo tool;
 // all is closed when the test ends.
-func cannedCall(t *testing.T, version mcp.Version, sse bool, o *streamable.ClientOptions) func() {
+func cannedCall(t *testing.T, ctx context.Context, version mcp.Version, sse bool, o *streamable.ClientOptions) func() {
 	t.Helper()
 	srv := cannedhttp.New(t, sse)
 	t.Cleanup(srv.Close)
-	ctx := context.Background()
 	c := client.New(mcp.Implementation{Name: "allocs", Version: "1"}, &client.Options{Version: version})
 	sess, err := c.Connect(ctx, streamable.NewTransport(srv.URL, o))
 	if err != nil {
@@ -72,18 +72,30 @@ func cannedCall(t *testing.T, version mcp.Version, sse bool, o *streamable.Clien
 // (whose own share, in the same process, is under 50 bytes): 3,828 and
 // 4,219 bytes before POSTs shared their header maps, the call's record
 // lost its http trace and the encoder sized its frame once; about 3,020
-// and 3,430 after.
+// and 3,430 after. A caller's context with a deadline costs about 145 B
+// more (3 allocations), the watch a waited call keeps on it
+// (runWaited's context.AfterFunc): the cases with a deadline hold that
+// path, which most callers take, to the same bound.
 func TestClientCallBytes(t *testing.T) {
 	for _, era := range []struct {
 		name    string
 		version mcp.Version
 		limit   uint64
+		timed   bool // the caller's context has a deadline, which a waited call watches
 	}{
-		{"modern/json", "", 7440 / 2},
-		{"legacy/json", mcp.Version20251125, 6824 / 2},
+		{"modern/json", "", 7440 / 2, false},
+		{"legacy/json", mcp.Version20251125, 6824 / 2, false},
+		{"modern/json/deadline", "", 7440 / 2, true},
+		{"legacy/json/deadline", mcp.Version20251125, 6824 / 2, true},
 	} {
 		t.Run(era.name, func(t *testing.T) {
-			call := cannedCall(t, era.version, false, nil)
+			ctx := context.Background()
+			if era.timed {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, time.Hour)
+				t.Cleanup(cancel)
+			}
+			call := cannedCall(t, ctx, era.version, false, nil)
 			for range 50 {
 				call() // runners, connections and pools warm
 			}
@@ -118,7 +130,7 @@ func TestClientCallAllocsThroughLayers(t *testing.T) {
 					return next.RoundTrip(r)
 				})
 			}
-			call := cannedCall(t, era.version, era.sse, &streamable.ClientOptions{WrapTransport: wrap})
+			call := cannedCall(t, context.Background(), era.version, era.sse, &streamable.ClientOptions{WrapTransport: wrap})
 			before := through.Load()
 			allocs := testing.AllocsPerRun(300, call)
 			if n := through.Load() - before; n < 301 {
