@@ -28,11 +28,12 @@ type Server struct {
 	// URL is the server's MCP endpoint.
 	URL string
 
-	ln    net.Listener
-	sse   bool
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	conns map[net.Conn]bool
+	ln     net.Listener
+	sse    bool
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	conns  map[net.Conn]bool // open, removed when served
+	closed bool              // Close ran
 }
 
 // New starts a Server on 127.0.0.1 answering tools/call with a 100-byte
@@ -51,11 +52,19 @@ func New(tb testing.TB, sse bool) *Server {
 				return
 			}
 			s.mu.Lock()
+			if s.closed { // accepted as Close ran: Close did not see it
+				s.mu.Unlock()
+				conn.Close()
+				return
+			}
 			s.conns[conn] = true
 			s.mu.Unlock()
 			s.wg.Go(func() {
 				s.serve(conn)
 				conn.Close()
+				s.mu.Lock()
+				delete(s.conns, conn)
+				s.mu.Unlock()
 			})
 		}
 	})
@@ -66,12 +75,16 @@ func New(tb testing.TB, sse bool) *Server {
 func (s *Server) Close() {
 	s.ln.Close()
 	s.mu.Lock()
+	s.closed = true
 	for c := range s.conns {
 		c.Close()
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
 }
+
+// maxBody bounds the body of a request the server reads.
+const maxBody = 1 << 20
 
 const (
 	cannedInit     = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"canned","version":"1"}}`
@@ -105,6 +118,9 @@ func (s *Server) serve(conn net.Conn) {
 			if k, v, ok := bytes.Cut(h, []byte(":")); ok && bytes.EqualFold(k, []byte("Content-Length")) {
 				length, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
 			}
+		}
+		if length < 0 || length > maxBody {
+			return // not a request of the tests: the connection is closed
 		}
 		body = append(body[:0], make([]byte, length)...)
 		if _, err := io.ReadFull(br, body); err != nil {
